@@ -1,0 +1,99 @@
+import type { ErrorCode } from './error-codes.js'
+
+/** How an error crosses a package or process boundary: as data, never through `instanceof`. */
+export interface ToolErrorInfo {
+  /** The error class name, for example `ToolArgsError`. */
+  name: string
+  /** The machine-routable code. */
+  code: ErrorCode
+}
+
+/** Options of the {@link DshError} constructor. */
+export interface DshErrorOptions {
+  /** The underlying error (ES2022 `cause`). */
+  cause?: unknown
+}
+
+const brandPrefix = 'dsh.error.'
+
+/** The brand symbol of an error class with this name: `Symbol.for('dsh.error.<name>')`. */
+export function errorBrand(name: string): symbol {
+  return Symbol.for(brandPrefix + name)
+}
+
+interface BrandedClass {
+  readonly brand?: symbol
+}
+
+/**
+ * The base class of every dsh tools error: a string `code` from a closed union and an ES2022 `cause`.
+ *
+ * Each class is branded with `Symbol.for('dsh.error.<Name>')` (its static `brand`), and every instance carries
+ * the brands of its whole class chain, so `isInstance()` holds even when two copies of a package are installed.
+ * Subclasses declare `static override readonly brand = errorBrand('<Name>')`, an own `isInstance`, and their
+ * `name`.
+ */
+export class DshError extends Error {
+  /** The brand of this class. */
+  static readonly brand: symbol = errorBrand('DshError')
+
+  /** True when `value` is a {@link DshError} from any installed copy of tools-core. */
+  static isInstance(value: unknown): value is DshError {
+    return DshError.hasBrand(value, DshError.brand)
+  }
+
+  /** True when `value` carries `brand`. Subclasses use it to implement their own `isInstance`. */
+  protected static hasBrand(value: unknown, brand: symbol): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true
+  }
+
+  override readonly name: string = 'DshError'
+  /** The machine-routable code. */
+  readonly code: ErrorCode
+
+  /**
+   * @param code - the machine-routable code
+   * @param message - a message a model or a person can act on
+   * @param options - `cause`
+   */
+  constructor(code: ErrorCode, message: string, options?: DshErrorOptions) {
+    super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined)
+    this.code = code
+    let klass: unknown = new.target
+    while (typeof klass === 'function') {
+      const brand = Object.hasOwn(klass, 'brand') ? (klass as BrandedClass).brand : undefined
+      if (typeof brand === 'symbol') {
+        Object.defineProperty(this, brand, { value: true, enumerable: false })
+      }
+      if (klass === DshError) break
+      klass = Object.getPrototypeOf(klass)
+    }
+  }
+
+  /** The error as data: `{ name, code }`. */
+  toInfo(): ToolErrorInfo {
+    return { name: this.name, code: this.code }
+  }
+}
+
+/**
+ * Lists the exported error classes that are not branded as the house style requires: a class extending
+ * {@link DshError} must own a static `brand` equal to `Symbol.for('dsh.error.<ClassName>')` and its own
+ * static `isInstance`. Package tests call it on their module's exports and expect an empty list.
+ */
+export function findUnbrandedErrorClasses(moduleExports: Record<string, unknown>): string[] {
+  const unbranded: string[] = []
+  for (const [exportName, value] of Object.entries(moduleExports)) {
+    if (typeof value !== 'function' || !(value.prototype instanceof Error || value === DshError)) continue
+    const klass = value as unknown as { name: string; brand?: unknown; isInstance?: unknown }
+    const isDsh = value === DshError || value.prototype instanceof DshError
+    const branded =
+      isDsh &&
+      Object.hasOwn(klass, 'brand') &&
+      klass.brand === errorBrand(klass.name) &&
+      Object.hasOwn(klass, 'isInstance') &&
+      typeof klass.isInstance === 'function'
+    if (!branded) unbranded.push(exportName)
+  }
+  return unbranded
+}

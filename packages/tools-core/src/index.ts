@@ -1,0 +1,61 @@
+export type { AgentInjectOptions, Agent } from './agent.js'
+export type { ToolApprovalOutcome, ToolApprovalRequest, ToolApprovalService } from './approval.js'
+export type {
+  AudioContent,
+  BlobResourceContents,
+  ContentAnnotations,
+  ContentBlock,
+  ContentBlockType,
+  EmbeddedResourceContent,
+  ImageContent,
+  ResourceLinkContent,
+  TextContent,
+  TextResourceContents,
+} from './content.js'
+export { deepFreeze, type DeepReadonly } from './deep-freeze.js'
+export { DshError, errorBrand, findUnbrandedErrorClasses, type DshErrorOptions, type ToolErrorInfo } from './dsh-error.js'
+export { ERROR_CODES, isErrorCode, type ErrorCode } from './error-codes.js'
+export type { JsonArray, JsonObject, JsonPrimitive, JsonValue, ReadonlyJsonValue } from './json.js'
+export { describeJsonPath, formatJsonPath, type JsonPathSegment } from './json-path.js'
+export {
+  isJsonValue,
+  snapshotJson,
+  toJsonValue,
+  type JsonSnapshotFailure,
+  type JsonSnapshotResult,
+  type NonJsonReason,
+} from './json-snapshot.js'
+export { NonJsonValueError } from './non-json-value-error.js'
+export type {
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  FileLocation,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallKind,
+  ToolCallView,
+  ToolCardKind,
+  ToolResultView,
+} from './presentation.js'
+export {
+  createToolExecutionToken,
+  type CallId,
+  type HookContext,
+  type PostToolDecision,
+  type PreToolDecision,
+  type ToolDefinition,
+  type ToolExecuteObjectReturn,
+  type ToolExecuteReturn,
+  type ToolExecution,
+  type ToolExecutionInput,
+  type ToolExecutionResult,
+  type ToolExecutionToken,
+  type ToolGuard,
+  type ToolParametersSchema,
+  type ToolRestriction,
+  type ToolResult,
+  type ToolSchema,
+} from './tool.js'

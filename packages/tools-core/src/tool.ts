@@ -1,0 +1,160 @@
+import type { Agent } from './agent.js'
+import type { ContentBlock } from './content.js'
+import type { ToolErrorInfo } from './dsh-error.js'
+import type { JsonObject } from './json.js'
+import type { ToolCallView, ToolResultView } from './presentation.js'
+
+/** The id a model gave one tool call; results are matched to calls by it. */
+export type CallId = string
+
+/** The JSON Schema of a tool's arguments: an object schema, sent to the model verbatim. */
+export type ToolParametersSchema = JsonObject & { type: 'object' }
+
+/** The model-facing part of a tool: exactly what a model request carries. */
+export interface ToolSchema {
+  /** The name the model calls, `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`. */
+  name: string
+  /** What the tool does, written for the model. */
+  description: string
+  /** The JSON Schema of the arguments. */
+  parameters: ToolParametersSchema
+}
+
+/** What a tool body returns: content blocks, or content plus a private presentation payload. */
+export type ToolExecuteReturn = ContentBlock[] | ToolExecuteObjectReturn
+
+/** The object form of {@link ToolExecuteReturn}. */
+export interface ToolExecuteObjectReturn {
+  /** The model-facing content. */
+  content: ContentBlock[]
+  /** Tool-private data for `presentResult` and the session log; must be lossless JSON. */
+  meta?: unknown
+}
+
+/** A completed call as `presentResult` sees it. */
+export interface ToolResult {
+  /** The model-facing content. */
+  content: ContentBlock[]
+  /** True when the call failed. */
+  isError: boolean
+  /** The tool-private payload of a successful call, if it attached one. */
+  meta?: unknown
+}
+
+/** A registered tool: the model-facing schema, the body, and optional presenters. */
+export interface ToolDefinition extends ToolSchema {
+  /**
+   * Runs one call. `args` is the parsed, frozen JSON arguments (`unknown`: a raw definition validates its own
+   * input; `defineTool` does it for you). Throwing makes the call an `isError` result.
+   */
+  execute(args: unknown, exec: ToolExecution): Promise<ToolExecuteReturn>
+  /**
+   * Cooperative timeout budget in milliseconds (a positive integer ≤ 2,147,483,647). Omit for no deadline.
+   * Enforced by `@dsh/timeout-policy`; never sent to the model. Declaring it asserts that the tool honours
+   * `exec.signal`.
+   */
+  timeoutMs?: number
+  /** True when calls of this tool may run in parallel with other such calls of the same step. */
+  concurrencySafe?: boolean
+  /**
+   * How to show the PENDING call, from its arguments only (pure: a UI calls it while streaming and on replay).
+   * Return `undefined` (or omit it) for the generic card.
+   */
+  presentCall?(args: unknown): ToolCallView | undefined
+  /**
+   * How to show the COMPLETED call, from its arguments and result only (pure, for the same reason).
+   * Return `undefined` (or omit it) to keep the pending title and show the raw content.
+   */
+  presentResult?(args: unknown, result: ToolResult): ToolResultView | undefined
+}
+
+declare const toolExecutionTokenBrand: unique symbol
+
+/** The opaque identity of one execution: a fresh symbol, compared by identity only. */
+export type ToolExecutionToken = symbol & { readonly [toolExecutionTokenBrand]: true }
+
+/** Creates a fresh {@link ToolExecutionToken}. The registry calls it once per execution. */
+export function createToolExecutionToken(description = 'dsh.tool-execution'): ToolExecutionToken {
+  return Symbol(description) as ToolExecutionToken
+}
+
+/** One tool call as the caller (the agent loop) hands it to `ctx.tools.execute`. */
+export interface ToolExecutionInput {
+  /** The model's id for the call. */
+  readonly callId: CallId
+  /** The tool the model called. */
+  readonly name: string
+  /** The parsed JSON arguments (`unknown`: the pipeline checks they are lossless JSON). */
+  readonly arguments: unknown
+  /** The agent on whose behalf the call runs. */
+  readonly agent?: Agent | undefined
+  /** The token of the enclosing execution, when this call is a sub-dispatch of another. */
+  readonly parent?: ToolExecutionToken | undefined
+  /** Cancels the call. */
+  signal?: AbortSignal | undefined
+}
+
+/**
+ * One call inside the pipeline. Its identity (`callId`, `name`, `arguments`, `agent`, `parent`, `token`) is
+ * frozen from the start; only `signal` may be swapped, by a `tools/execute` wrapper, for its dispatch.
+ */
+export interface ToolExecution extends ToolExecutionInput {
+  /** Registry-assigned identity, shared with nested calls only as their opaque `parent`. */
+  readonly token: ToolExecutionToken
+  /** The arguments as detached, deep-frozen lossless JSON. */
+  readonly arguments: unknown
+  /** Always present: the caller's signal, or one that never fires. */
+  signal: AbortSignal
+}
+
+/** Model-facing context a `tools/post-execute` listener attaches for the NEXT request (not this result). */
+export interface HookContext {
+  /** The context to append after the step's results. */
+  content: ContentBlock[]
+  /** Who attached it (a plugin name), for logs. */
+  source?: string
+}
+
+/** The outcome of one call: what the model sees, plus structure for code. */
+export interface ToolExecutionResult {
+  /** The call's id. */
+  callId: CallId
+  /** What the model sees. Always present, also for errors. */
+  content: ContentBlock[]
+  /** True when the call failed. */
+  isError: boolean
+  /** For failures: the machine-routable `{ name, code }`. */
+  error?: ToolErrorInfo
+  /**
+   * Context a `tools/post-execute` listener attached for the NEXT request. Not part of `content`: the loop
+   * buffers it and appends it after all results of the step, keeping call/result adjacency intact.
+   */
+  additionalContext?: HookContext
+  /** The tool-private presentation payload of a successful call. */
+  meta?: unknown
+}
+
+/** One scope's filter over the global tools: an allow list, a deny list, or both. */
+export interface ToolRestriction {
+  /** Only these global tools stay visible (when given). */
+  readonly allow?: readonly string[]
+  /** These global tools are hidden. */
+  readonly deny?: readonly string[]
+}
+
+/**
+ * Final, deny-only pre-dispatch policy. Return a reason to deny, `undefined` to keep the waterfall's decision.
+ * It has no allow result, so nothing after it can undo a denial.
+ */
+export type ToolGuard = (execution: Readonly<ToolExecution>) => string | undefined
+
+/** A `tools/pre-execute` decision. */
+export type PreToolDecision =
+  | { kind: 'allow' }
+  | { kind: 'deny'; reason: string }
+  | { kind: 'ask'; reason?: string }
+
+/** A `tools/post-execute` decision. */
+export type PostToolDecision =
+  | { kind: 'accept'; content?: ContentBlock[]; additionalContext?: HookContext }
+  | { kind: 'block'; feedback: ContentBlock[]; additionalContext?: HookContext }
