@@ -84,11 +84,10 @@ export class DshError extends Error {
 export function findUnbrandedErrorClasses(moduleExports: Record<string, unknown>): string[] {
   const unbranded: string[] = []
   for (const [exportName, value] of Object.entries(moduleExports)) {
-    if (typeof value !== 'function' || !(value.prototype instanceof Error || value === DshError)) continue
+    if (typeof value !== 'function' || !(value === Error || value.prototype instanceof Error)) continue
     const klass = value as unknown as { name: string; brand?: unknown; isInstance?: unknown }
-    const isDsh = value === DshError || value.prototype instanceof DshError
     const branded =
-      isDsh &&
+      extendsDshError(value) &&
       Object.hasOwn(klass, 'brand') &&
       klass.brand === errorBrand(klass.name) &&
       Object.hasOwn(klass, 'isInstance') &&
@@ -96,4 +95,13 @@ export function findUnbrandedErrorClasses(moduleExports: Record<string, unknown>
     if (!branded) unbranded.push(exportName)
   }
   return unbranded
+}
+
+/** Structural, so it also recognises a DshError subclass from another installed copy of tools-core. */
+function extendsDshError(klass: unknown): boolean {
+  const root = DshError.brand
+  for (let current = klass; typeof current === 'function'; current = Object.getPrototypeOf(current)) {
+    if (Object.hasOwn(current, 'brand') && (current as BrandedClass).brand === root) return true
+  }
+  return false
 }

@@ -46,10 +46,16 @@ interface Frame {
   readonly key: JsonPathSegment
 }
 
-const PENDING = Symbol('pending')
+/** Returned by a visit that failed; the reason and the path are on the walker. */
 const FAILED = Symbol('failed')
+const PENDING = Symbol('pending')
 const IN_PROGRESS = Symbol('in-progress')
 const CHECKED = true
+/** Deeper than this, the recursive walk hands the subtree to the iterative one (no stack overflow). */
+const MAX_RECURSION = 1_000
+/** After this many containers, a sub-object reached again is shared instead of copied again (no DAG blow-up). */
+const SHARE_AFTER = 10_000
+const arrayIndex = /^(?:0|[1-9][0-9]*)$/
 
 const objectPrototypes = new WeakMap<object, boolean>()
 
@@ -72,77 +78,36 @@ function isObjectPrototype(proto: object): boolean {
 
 function describe(value: unknown): string {
   if (typeof value === 'number') return Number.isNaN(value) ? 'NaN' : String(value)
-  if (typeof value === 'function') return 'a function'
-  if (typeof value === 'symbol') return 'a symbol'
   if (typeof value === 'bigint') return `the BigInt ${value}n`
   return String(value)
 }
 
+function describeError(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error)
+  } catch {
+    return 'an unprintable value was thrown'
+  }
+}
+
 /**
- * One walk over a value, iterative so that any depth works. In copy mode it builds a detached deep-frozen copy;
- * in check mode it only answers. Every object is entered once (shared sub-objects are copied once and shared in
- * the copy too), so each getter runs once and a DAG cannot blow up.
+ * The rules every walk applies. Subclasses differ only in how they traverse: {@link Snapshotter} recursively
+ * (fast, for every ordinary depth), {@link DeepWalker} with an explicit stack (any depth).
  */
-class Walker {
-  private readonly seen = new Map<object, unknown>()
-  private top: Frame | undefined = undefined
-  private key: JsonPathSegment | undefined = undefined
-  private reason: NonJsonReason = 'threw'
-  private detail = ''
-  /** Extra segment appended to the failure path (the offending key of an object or array). */
-  private extra: JsonPathSegment | undefined = undefined
+abstract class Rules {
+  reason: NonJsonReason = 'threw'
+  detail = ''
 
-  constructor(private readonly copying: boolean) {}
+  constructor(readonly copying: boolean) {}
 
-  run(root: unknown): JsonSnapshotResult | boolean {
-    try {
-      const first = this.step(root)
-      if (first === FAILED) return this.failure()
-      if (first !== PENDING) return this.copying ? { ok: true, value: first as ReadonlyJsonValue } : true
-      for (;;) {
-        const frame = this.top as Frame
-        if (frame.index < frame.length) {
-          const index = frame.index++
-          let child: unknown
-          if (frame.keys === undefined) {
-            this.key = index
-            child = (frame.source as unknown as unknown[])[index]
-            if (child === undefined && !(index in frame.source)) {
-              this.fail('sparse-array', 'a hole in a sparse array is not JSON')
-              return this.failure()
-            }
-          } else {
-            const key = frame.keys[index] as string
-            this.key = key
-            child = frame.source[key]
-          }
-          const stepped = this.step(child)
-          if (stepped === FAILED) return this.failure()
-          if (stepped !== PENDING) this.store(frame, this.key, stepped)
-        } else {
-          const done = this.copying ? Object.freeze(frame.copy) : CHECKED
-          this.seen.set(frame.source, done)
-          this.top = frame.parent
-          if (this.top === undefined) return this.copying ? { ok: true, value: done as ReadonlyJsonValue } : true
-          this.store(this.top, frame.key, done)
-        }
-      }
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      this.fail('threw', `reading the value threw: ${message}`)
-      return this.failure()
-    }
+  fail(reason: NonJsonReason, detail: string): typeof FAILED {
+    this.reason = reason
+    this.detail = detail
+    return FAILED
   }
 
-  private store(frame: Frame, key: JsonPathSegment, value: unknown): void {
-    if (!this.copying) return
-    if (frame.keys === undefined) (frame.copy as unknown[]).push(value)
-    else if (key === '__proto__') {
-      Object.defineProperty(frame.copy, key, { value, enumerable: true, writable: true, configurable: true })
-    } else (frame.copy as Record<string, unknown>)[key] = value
-  }
-
-  private step(value: unknown): unknown {
+  /** The verdict on a non-object value: itself, or FAILED. */
+  scalar(value: unknown): unknown {
     switch (typeof value) {
       case 'string':
       case 'boolean':
@@ -155,7 +120,7 @@ class Walker {
         }
         return value
       case 'object':
-        return value === null ? null : this.enter(value)
+        return null
       case 'undefined':
         return this.fail('undefined', 'undefined is not JSON')
       case 'bigint':
@@ -167,31 +132,278 @@ class Walker {
     }
   }
 
+  /** Checks an array's prototype and own keys; returns the extra failing segment holder or FAILED. */
+  checkArray(value: unknown[]): typeof FAILED | undefined {
+    const proto: unknown = Object.getPrototypeOf(value)
+    if (proto !== Array.prototype && !Array.isArray(proto)) {
+      return this.fail('class-instance', 'an instance of an Array subclass is not JSON')
+    }
+    return undefined
+  }
+
+  /** Checks an object's prototype; returns FAILED for class instances. */
+  checkObjectPrototype(value: object): typeof FAILED | undefined {
+    const proto: unknown = Object.getPrototypeOf(value)
+    if (proto === Object.prototype || proto === null || isObjectPrototype(proto as object)) return undefined
+    const name = (value as { constructor?: { name?: unknown } }).constructor?.name
+    const what = typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a custom prototype'
+    return this.fail('class-instance', `${what} is not JSON (only plain objects and arrays are)`)
+  }
+
+  /** Explains why an array's own keys are not exactly its indices and `length`. Sets `extra` when a key is at fault. */
+  diagnoseArray(value: unknown[], ownKeys: (string | symbol)[]): { extra?: JsonPathSegment } {
+    for (const key of ownKeys) {
+      if (typeof key === 'symbol') {
+        this.fail('symbol-key', `an array with a symbol key (${String(key)}) is not JSON`)
+        return {}
+      }
+      if (key !== 'length' && !arrayIndex.test(key)) {
+        this.fail('decorated-array', `an array with an extra property "${key}" is not JSON`)
+        return { extra: key }
+      }
+    }
+    for (let index = 0; index < value.length; index += 1) {
+      if (!(index in value)) {
+        this.fail('sparse-array', 'a hole in a sparse array is not JSON')
+        return { extra: index }
+      }
+    }
+    this.fail('threw', 'the array changed while being read')
+    return {}
+  }
+
+  /** Explains why an object has own keys beyond its enumerable string keys. */
+  diagnoseObject(value: object): { extra?: JsonPathSegment } {
+    for (const key of Reflect.ownKeys(value)) {
+      if (typeof key === 'symbol') {
+        this.fail('symbol-key', `a symbol key (${String(key)}) is not JSON`)
+        return {}
+      }
+      if (!Object.prototype.propertyIsEnumerable.call(value, key)) {
+        this.fail('non-enumerable-key', `a non-enumerable property "${key}" would be lost in JSON`)
+        return { extra: key }
+      }
+    }
+    this.fail('threw', 'the object changed its keys while being read')
+    return {}
+  }
+
+  store(copy: unknown[] | Record<string, unknown>, key: JsonPathSegment, value: unknown): void {
+    if (Array.isArray(copy)) copy.push(value)
+    else if (key === '__proto__') {
+      Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true })
+    } else copy[key] = value
+  }
+}
+
+/**
+ * The fast walk: recursive, one pass that checks, copies and freezes. Cycles are found on the ancestor stack;
+ * a sub-object reached twice is copied twice, as `JSON.stringify` would write it twice, until the walk has
+ * seen {@link SHARE_AFTER} containers, after which repeats are shared (so a crafted DAG cannot blow up).
+ * Failure paths are collected while unwinding, so a successful walk never builds one.
+ */
+class Snapshotter extends Rules {
+  private readonly ancestors: object[] = []
+  private containers = 0
+  private shared: Map<object, unknown> | undefined = undefined
+  /** The failure path, innermost segment first. */
+  readonly segments: JsonPathSegment[] = []
+
+  visit(value: unknown): unknown {
+    return typeof value === 'object' && value !== null ? this.container(value) : this.scalar(value)
+  }
+
+  private container(value: object): unknown {
+    const ancestors = this.ancestors
+    for (let index = ancestors.length - 1; index >= 0; index -= 1) {
+      if (ancestors[index] === value) return this.fail('cycle', 'a cycle (the value contains itself) is not JSON')
+    }
+    if (this.shared !== undefined) {
+      const known = this.shared.get(value)
+      if (known !== undefined) return known
+    } else if (++this.containers > SHARE_AFTER) {
+      this.shared = new Map()
+    }
+    if (ancestors.length >= MAX_RECURSION) return this.deep(value)
+    ancestors.push(value)
+    let result: unknown
+    try {
+      result = Array.isArray(value) ? this.array(value) : this.object(value)
+    } catch (error) {
+      result = this.fail('threw', `reading the value threw: ${describeError(error)}`)
+    }
+    ancestors.pop()
+    if (result !== FAILED && this.shared !== undefined) this.shared.set(value, result)
+    return result
+  }
+
+  private array(value: unknown[]): unknown {
+    if (this.checkArray(value) === FAILED) return FAILED
+    const length = value.length
+    const ownKeys = Reflect.ownKeys(value)
+    if (ownKeys.length !== length + 1) {
+      const { extra } = this.diagnoseArray(value, ownKeys)
+      if (extra !== undefined) this.segments.push(extra)
+      return FAILED
+    }
+    const copy: unknown[] | undefined = this.copying ? [] : undefined
+    for (let index = 0; index < length; index += 1) {
+      let child: unknown
+      try {
+        child = value[index]
+      } catch (error) {
+        this.fail('threw', `reading the value threw: ${describeError(error)}`)
+        this.segments.push(index)
+        return FAILED
+      }
+      if (child === undefined && !(index in value)) {
+        this.fail('sparse-array', 'a hole in a sparse array is not JSON')
+        this.segments.push(index)
+        return FAILED
+      }
+      const result = typeof child === 'object' && child !== null ? this.container(child) : this.scalar(child)
+      if (result === FAILED) {
+        this.segments.push(index)
+        return FAILED
+      }
+      if (copy !== undefined) copy.push(result)
+    }
+    return copy === undefined ? CHECKED : Object.freeze(copy)
+  }
+
+  private object(value: object): unknown {
+    if (this.checkObjectPrototype(value) === FAILED) return FAILED
+    const keys = Object.keys(value)
+    if (Object.getOwnPropertyNames(value).length !== keys.length || Object.getOwnPropertySymbols(value).length !== 0) {
+      const { extra } = this.diagnoseObject(value)
+      if (extra !== undefined) this.segments.push(extra)
+      return FAILED
+    }
+    const copy: Record<string, unknown> | undefined = this.copying ? {} : undefined
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index] as string
+      let child: unknown
+      try {
+        child = (value as Record<string, unknown>)[key]
+      } catch (error) {
+        this.fail('threw', `reading the value threw: ${describeError(error)}`)
+        this.segments.push(key)
+        return FAILED
+      }
+      const result = typeof child === 'object' && child !== null ? this.container(child) : this.scalar(child)
+      if (result === FAILED) {
+        this.segments.push(key)
+        return FAILED
+      }
+      if (copy !== undefined) {
+        if (key === '__proto__') this.store(copy, key, result)
+        else copy[key] = result
+      }
+    }
+    return copy === undefined ? CHECKED : Object.freeze(copy)
+  }
+
+  /** Hands a very deep subtree to the iterative walker, with the ancestors it must treat as cycles. */
+  private deep(value: object): unknown {
+    const walker = new DeepWalker(this.copying, this.ancestors)
+    const result = walker.run(value)
+    if (result !== FAILED) return result
+    this.fail(walker.reason, walker.detail)
+    for (let index = walker.segments.length - 1; index >= 0; index -= 1) {
+      this.segments.push(walker.segments[index] as JsonPathSegment)
+    }
+    return FAILED
+  }
+
+  failure(): JsonSnapshotFailure {
+    const segments = this.segments.slice().reverse()
+    const path = formatJsonPath(segments)
+    return { path, segments, reason: this.reason, message: `${this.detail} (${describeJsonPath(path)})` }
+  }
+}
+
+/**
+ * The deep walk: an explicit stack instead of recursion, so nesting depth is limited only by memory. Every
+ * container is entered once (repeats are shared), which also keeps a deep DAG linear.
+ */
+class DeepWalker extends Rules {
+  private readonly seen = new Map<object, unknown>()
+  private top: Frame | undefined = undefined
+  private key: JsonPathSegment | undefined = undefined
+  private extra: JsonPathSegment | undefined = undefined
+  /** The failure path, outermost segment first, relative to the walk's root. */
+  segments: JsonPathSegment[] = []
+
+  constructor(copying: boolean, ancestors: readonly object[]) {
+    super(copying)
+    for (const ancestor of ancestors) this.seen.set(ancestor, IN_PROGRESS)
+  }
+
+  run(root: unknown): unknown {
+    try {
+      const first = this.step(root)
+      if (first !== PENDING) return first === FAILED ? this.failed() : first
+      for (;;) {
+        const frame = this.top as Frame
+        if (frame.index < frame.length) {
+          const index = frame.index++
+          let child: unknown
+          if (frame.keys === undefined) {
+            this.key = index
+            child = (frame.source as unknown as unknown[])[index]
+            if (child === undefined && !(index in frame.source)) {
+              this.fail('sparse-array', 'a hole in a sparse array is not JSON')
+              return this.failed()
+            }
+          } else {
+            const key = frame.keys[index] as string
+            this.key = key
+            child = frame.source[key]
+          }
+          const stepped = this.step(child)
+          if (stepped === FAILED) return this.failed()
+          if (stepped !== PENDING && frame.copy !== undefined) this.store(frame.copy, this.key, stepped)
+        } else {
+          const done = frame.copy === undefined ? CHECKED : Object.freeze(frame.copy)
+          this.seen.set(frame.source, done)
+          this.top = frame.parent
+          if (this.top === undefined) return done
+          if (this.top.copy !== undefined) this.store(this.top.copy, frame.key, done)
+        }
+      }
+    } catch (error) {
+      this.fail('threw', `reading the value threw: ${describeError(error)}`)
+      return this.failed()
+    }
+  }
+
+  private step(value: unknown): unknown {
+    return typeof value === 'object' && value !== null ? this.enter(value) : this.scalar(value)
+  }
+
   private enter(value: object): unknown {
     const known = this.seen.get(value)
     if (known !== undefined) {
       return known === IN_PROGRESS ? this.fail('cycle', 'a cycle (the value contains itself) is not JSON') : known
     }
-    const proto: unknown = Object.getPrototypeOf(value)
     let keys: string[] | undefined
     let length: number
     if (Array.isArray(value)) {
-      if (proto !== Array.prototype && !Array.isArray(proto)) {
-        return this.fail('class-instance', 'an instance of an Array subclass is not JSON')
-      }
+      if (this.checkArray(value) === FAILED) return FAILED
       length = value.length
       const ownKeys = Reflect.ownKeys(value)
-      if (ownKeys.length > length + 1) return this.diagnoseArray(ownKeys)
-    } else {
-      if (proto !== Object.prototype && proto !== null && !isObjectPrototype(proto as object)) {
-        const name = (value as { constructor?: { name?: unknown } }).constructor?.name
-        const what = typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a custom prototype'
-        return this.fail('class-instance', `${what} is not JSON (only plain objects and arrays are)`)
+      if (ownKeys.length !== length + 1) {
+        this.extra = this.diagnoseArray(value, ownKeys).extra
+        return FAILED
       }
+    } else {
+      if (this.checkObjectPrototype(value) === FAILED) return FAILED
       keys = Object.keys(value)
       length = keys.length
-      const ownKeys = Reflect.ownKeys(value)
-      if (ownKeys.length !== length) return this.diagnoseObject(value, ownKeys)
+      if (Reflect.ownKeys(value).length !== length) {
+        this.extra = this.diagnoseObject(value).extra
+        return FAILED
+      }
     }
     this.seen.set(value, IN_PROGRESS)
     this.top = {
@@ -206,47 +418,13 @@ class Walker {
     return PENDING
   }
 
-  private diagnoseArray(ownKeys: (string | symbol)[]): typeof FAILED {
-    for (const key of ownKeys) {
-      if (typeof key === 'symbol') return this.fail('symbol-key', `an array with a symbol key (${String(key)}) is not JSON`)
-      if (key !== 'length' && !/^(?:0|[1-9][0-9]*)$/.test(key)) {
-        this.extra = key
-        return this.fail('decorated-array', `an array with an extra property "${key}" is not JSON`)
-      }
-    }
-    return this.fail('decorated-array', 'an array with extra properties is not JSON')
-  }
-
-  private diagnoseObject(value: object, ownKeys: (string | symbol)[]): typeof FAILED {
-    for (const key of ownKeys) {
-      if (typeof key === 'symbol') return this.fail('symbol-key', `a symbol key (${String(key)}) is not JSON`)
-      if (!Object.prototype.propertyIsEnumerable.call(value, key)) {
-        this.extra = key
-        return this.fail('non-enumerable-key', `a non-enumerable property "${key}" would be lost in JSON`)
-      }
-    }
-    return this.fail('threw', 'the object changed its keys while being read')
-  }
-
-  private fail(reason: NonJsonReason, detail: string): typeof FAILED {
-    this.reason = reason
-    this.detail = detail
-    return FAILED
-  }
-
-  private failure(): JsonSnapshotResult | boolean {
-    if (!this.copying) return false
+  private failed(): typeof FAILED {
     const segments: JsonPathSegment[] = []
     if (this.extra !== undefined) segments.push(this.extra)
     if (this.key !== undefined) segments.push(this.key)
     for (let frame = this.top; frame?.parent !== undefined; frame = frame.parent) segments.push(frame.key)
-    segments.reverse()
-    // `key` belongs to the frame being read; when the failing value was the root, there is no key.
-    const path = formatJsonPath(segments)
-    return {
-      ok: false,
-      error: { path, segments, reason: this.reason, message: `${this.detail} (${describeJsonPath(path)})` },
-    }
+    this.segments = segments.reverse()
+    return FAILED
   }
 }
 
@@ -257,16 +435,20 @@ class Walker {
  * Rejected: `undefined` anywhere, NaN, ±Infinity, -0, BigInt, symbols, functions, sparse arrays, arrays with
  * extra properties, class instances (Date, Map, Buffer, typed arrays, Array subclasses, …), symbol or
  * non-enumerable keys, and cycles. Accepted: plain and null-prototype objects (also from another realm) and
- * arrays; a sub-object reached twice is copied once and shared. A `__proto__` key stays data. Each getter runs
- * once. The walk is iterative: nesting depth is limited only by memory.
+ * arrays, and a sub-object reached more than once. A `__proto__` key stays data. Each property is read exactly
+ * once per place it occurs, so a getter cannot show the check one value and the copy another. Nesting depth is
+ * limited only by memory (very deep subtrees are walked with an explicit stack).
  */
 export function snapshotJson(value: unknown): JsonSnapshotResult {
-  return new Walker(true).run(value) as JsonSnapshotResult
+  const snapshotter = new Snapshotter(true)
+  const result = snapshotter.visit(value)
+  if (result === FAILED) return { ok: false, error: snapshotter.failure() }
+  return { ok: true, value: result as ReadonlyJsonValue }
 }
 
 /** True when `value` is lossless JSON by the rules of {@link snapshotJson}. Never throws. */
 export function isJsonValue(value: unknown): value is ReadonlyJsonValue {
-  return new Walker(false).run(value) === true
+  return new Snapshotter(false).visit(value) !== FAILED
 }
 
 /** Like {@link snapshotJson}, but throws a {@link NonJsonValueError} (code `NON_JSON_VALUE`) on failure. */

@@ -1,0 +1,103 @@
+import { describe, expectTypeOf, it } from 'vitest'
+import type {
+  Agent,
+  ContentBlock,
+  ErrorCode,
+  JsonValue,
+  PostToolDecision,
+  PreToolDecision,
+  ReadonlyJsonValue,
+  ToolApprovalOutcome,
+  ToolCallView,
+  ToolDefinition,
+  ToolExecution,
+  ToolExecutionInput,
+  ToolExecutionResult,
+  ToolExecutionToken,
+  ToolGuard,
+  ToolResultView,
+  ToolSchema,
+} from './index.js'
+import { DshError, snapshotJson, deepFreeze, createToolExecutionToken } from './index.js'
+
+describe('contract types', () => {
+  it('JsonValue admits JSON and nothing else', () => {
+    expectTypeOf<{ a: [1, 'x', null, { b: true }] }>().toExtend<JsonValue>()
+    expectTypeOf<undefined>().not.toExtend<JsonValue>()
+    expectTypeOf<Date>().not.toExtend<JsonValue>()
+    expectTypeOf<() => void>().not.toExtend<JsonValue>()
+    expectTypeOf<bigint>().not.toExtend<JsonValue>()
+  })
+
+  it('snapshotJson narrows on ok', () => {
+    const result = snapshotJson({})
+    if (result.ok) expectTypeOf(result.value).toEqualTypeOf<ReadonlyJsonValue>()
+    else expectTypeOf(result.error.path).toBeString()
+  })
+
+  it('deepFreeze returns a deeply readonly view', () => {
+    const frozen = deepFreeze({ a: { b: [1] } })
+    expectTypeOf(frozen).toEqualTypeOf<{ readonly a: { readonly b: readonly number[] } }>()
+  })
+
+  it('content blocks discriminate on type', () => {
+    const block = {} as ContentBlock
+    if (block.type === 'image') expectTypeOf(block.mimeType).toBeString()
+    if (block.type === 'resource') expectTypeOf(block.resource.uri).toBeString()
+    expectTypeOf<{ type: 'video' }>().not.toExtend<ContentBlock>()
+  })
+
+  it('decisions are closed unions', () => {
+    expectTypeOf<{ kind: 'deny' }>().not.toExtend<PreToolDecision>()
+    expectTypeOf<{ kind: 'deny'; reason: 'x' }>().toExtend<PreToolDecision>()
+    expectTypeOf<{ kind: 'ask' }>().toExtend<PreToolDecision>()
+    expectTypeOf<{ kind: 'block' }>().not.toExtend<PostToolDecision>()
+    expectTypeOf<{ kind: 'accept' }>().toExtend<PostToolDecision>()
+    expectTypeOf<ToolApprovalOutcome['outcome']>().toEqualTypeOf<'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'>()
+  })
+
+  it('an execution has a frozen identity and always a signal', () => {
+    expectTypeOf<ToolExecution['signal']>().toEqualTypeOf<AbortSignal>()
+    expectTypeOf<ToolExecution>().toExtend<ToolExecutionInput>()
+    expectTypeOf<ToolExecutionInput['signal']>().toEqualTypeOf<AbortSignal | undefined>()
+    const exec = {} as ToolExecution
+    // @ts-expect-error identity is readonly
+    exec.name = 'other'
+    // @ts-expect-error identity is readonly
+    exec.callId = 'other'
+    exec.signal = new AbortController().signal
+  })
+
+  it('tokens are opaque symbols', () => {
+    expectTypeOf(createToolExecutionToken()).toEqualTypeOf<ToolExecutionToken>()
+    expectTypeOf<ToolExecutionToken>().toExtend<symbol>()
+    expectTypeOf<symbol>().not.toExtend<ToolExecutionToken>()
+  })
+
+  it('a definition is a schema plus behaviour; schemas carry no behaviour', () => {
+    expectTypeOf<ToolDefinition>().toExtend<ToolSchema>()
+    expectTypeOf<keyof ToolSchema>().toEqualTypeOf<'name' | 'description' | 'parameters'>()
+    expectTypeOf<ToolSchema['parameters']['type']>().toEqualTypeOf<'object'>()
+    expectTypeOf<ToolGuard>().returns.toEqualTypeOf<string | undefined>()
+    expectTypeOf<ToolExecutionResult['error']>().toEqualTypeOf<{ name: string; code: ErrorCode } | undefined>()
+  })
+
+  it('cards discriminate on card', () => {
+    const view = {} as ToolCallView
+    if (view.card === 'diff') expectTypeOf(view.diffs[0]!.oldText).toEqualTypeOf<string | null>()
+    const result = {} as ToolResultView
+    if (result.card === 'terminal') expectTypeOf(result.exitCode).toEqualTypeOf<number | null | undefined>()
+  })
+
+  it('agents need only an id', () => {
+    expectTypeOf<{ id: string }>().toExtend<Agent>()
+    expectTypeOf<{ name: string }>().not.toExtend<Agent>()
+  })
+
+  it('error codes are a closed union', () => {
+    expectTypeOf<'TOOL_TIMEOUT'>().toExtend<ErrorCode>()
+    expectTypeOf<'SOMETHING_ELSE'>().not.toExtend<ErrorCode>()
+    // @ts-expect-error unknown code
+    void new DshError('SOMETHING_ELSE', 'x')
+  })
+})

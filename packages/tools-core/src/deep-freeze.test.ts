@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest'
+import { deepFreeze } from './deep-freeze.js'
+
+describe('deepFreeze', () => {
+  it('freezes nested objects and arrays in place and returns the same value', () => {
+    const value = { a: { b: [1, { c: 2 }] }, [Symbol.for('s')]: { d: 1 } }
+    const frozen = deepFreeze(value)
+    expect(frozen).toBe(value)
+    expect(Object.isFrozen(value.a.b[1])).toBe(true)
+    expect(Object.isFrozen(value[Symbol.for('s')])).toBe(true)
+    expect(() => {
+      ;(value.a as Record<string, unknown>).x = 1
+    }).toThrow(TypeError)
+  })
+
+  it('survives cycles and deep nesting, and leaves scalars alone', () => {
+    const node: Record<string, unknown> = {}
+    node.self = node
+    expect(Object.isFrozen(deepFreeze(node))).toBe(true)
+    let deep: unknown = {}
+    for (let level = 0; level < 100_000; level += 1) deep = { next: deep }
+    deepFreeze(deep)
+    expect(deepFreeze(3)).toBe(3)
+  })
+
+  it('never invokes getters and does not freeze functions', () => {
+    let reads = 0
+    const fn = () => 1
+    const value = {
+      get lazy() {
+        reads += 1
+        return {}
+      },
+      fn,
+    }
+    deepFreeze(value)
+    expect(reads).toBe(0)
+    expect(Object.isFrozen(fn)).toBe(false)
+  })
+})
