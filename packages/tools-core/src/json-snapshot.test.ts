@@ -154,8 +154,17 @@ describe('snapshotJson rejects what JSON would lose, naming path and reason', ()
     ['BigInt', () => ({ big: 10n }), 'big', 'bigint'],
     ['symbol value', () => ({ s: Symbol('x') }), 's', 'symbol'],
     ['function', () => ({ f() {} }), 'f', 'function'],
-    ['sparse array', () => ({ list: [1, , 3] }), 'list[1]', 'sparse-array'], // eslint-disable-line no-sparse-arrays
-    ['array with holes at the end', () => ({ list: new Array(3) }), 'list[0]', 'sparse-array'],
+    ['sparse array', () => ({ list: [1, , 3] }), 'list[1]', 'sparse-array'], // oxlint-disable-line no-sparse-arrays
+    [
+      'array of only holes',
+      () => {
+        const list: unknown[] = []
+        list.length = 3
+        return { list }
+      },
+      'list[0]',
+      'sparse-array',
+    ],
     ['decorated array', () => ({ list: Object.assign([1], { extra: true }) }), 'list.extra', 'decorated-array'],
     ['Date', () => ({ when: new Date() }), 'when', 'class-instance'],
     ['Map', () => ({ m: new Map() }), 'm', 'class-instance'],
