@@ -26,5 +26,8 @@ tsc --build
 echo "== package checks (publint, attw)"
 node tooling/check-packages.mjs
 
+echo "== consumer checks (packed tarballs installed with npm outside the workspace)"
+node tooling/check-consumers.mjs
+
 echo "== summary"
 node tooling/summarize-tests.mjs
