@@ -1,0 +1,309 @@
+import {
+  snapshotJson,
+  type ContentBlock,
+  type FileDiff,
+  type FileLocation,
+  type ToolCallView,
+  type ToolResult,
+  type ToolResultView,
+} from '@dsh/tools-core'
+import type {
+  AcpAnnotations,
+  AcpContentBlock,
+  AcpEmbeddedResource,
+  AcpSessionNotification,
+  AcpTerminalMeta,
+  AcpToolCall,
+  AcpToolCallContent,
+  AcpToolCallLocation,
+  AcpToolCallUpdate,
+  AcpToolKind,
+} from './acp-types.js'
+import { diffLocations } from './card-builders.js'
+import { contentText } from './content-text.js'
+import { checkSessionCwd, relativizeTitle, resolveSessionPath } from './relativize-title.js'
+import { assertToolCallView, assertToolResultView } from './validate-card.js'
+
+/** How the mapping renders cards for one ACP session. */
+export interface AcpMappingOptions {
+  /**
+   * The session's working directory (absolute): titles show paths inside it relative, relative paths resolve
+   * against it.
+   */
+  cwd: string
+  /**
+   * The client announced the terminal `_meta` convention (see {@link clientSupportsTerminalOutput}). When true,
+   * terminal cards become live terminals; when false, a terminal result is a fenced `console` block.
+   */
+  terminalOutput?: boolean | undefined
+}
+
+/** A pending call to announce with {@link toAcpToolCall}. */
+export interface AcpToolCallInput {
+  /** The call's id (the model's call id); also the terminal id of a terminal card. */
+  toolCallId: string
+  /** The card for the call (from `presentToolCall`). */
+  view: ToolCallView
+  /** The tool's name, sent as ACP `name`. */
+  name?: string | undefined
+  /** The call's arguments, sent as `rawInput` when they are lossless JSON (a generic card's `rawInput` wins). */
+  rawInput?: unknown
+  /** `pending` (the default: streaming, or waiting for approval) or `in_progress`. */
+  status?: 'pending' | 'in_progress' | undefined
+}
+
+/** A completed call to report with {@link toAcpToolCallUpdate}. */
+export interface AcpToolResultInput {
+  /** The call's id. */
+  toolCallId: string
+  /** The card the call was announced with: a terminal result only streams into a terminal a terminal card opened. */
+  call: ToolCallView
+  /** The card for the result (from `presentToolResult`). */
+  view: ToolResultView
+  /** The result: its content is the default content of a generic card; `isError` makes the status `failed`. */
+  result: Pick<ToolResult, 'content' | 'isError'>
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/**
+ * True when an ACP client's `initialize` capabilities announce the terminal `_meta` convention:
+ * `clientCapabilities._meta.terminal_output === true`.
+ */
+export function clientSupportsTerminalOutput(clientCapabilities: unknown): boolean {
+  if (!isRecord(clientCapabilities)) return false
+  const meta = clientCapabilities['_meta']
+  return isRecord(meta) && meta['terminal_output'] === true
+}
+
+function toAcpAnnotations(annotations: ContentBlock['annotations']): AcpAnnotations | undefined {
+  if (annotations === undefined) return undefined
+  const copy: AcpAnnotations = {}
+  if (annotations.audience !== undefined) copy.audience = [...annotations.audience]
+  if (annotations.lastModified !== undefined) copy.lastModified = annotations.lastModified
+  if (annotations.priority !== undefined) copy.priority = annotations.priority
+  return copy
+}
+
+/** One content block in ACP's shape (field by field, so nothing outside the protocol leaks through). */
+export function toAcpContentBlock(block: ContentBlock): AcpContentBlock {
+  let acp: AcpContentBlock
+  switch (block.type) {
+    case 'text':
+      acp = { type: 'text', text: block.text }
+      break
+    case 'image':
+      acp = { type: 'image', data: block.data, mimeType: block.mimeType }
+      break
+    case 'audio':
+      acp = { type: 'audio', data: block.data, mimeType: block.mimeType }
+      break
+    case 'resource_link': {
+      const link: AcpContentBlock = { type: 'resource_link', uri: block.uri, name: block.name }
+      if (block.title !== undefined) link.title = block.title
+      if (block.description !== undefined) link.description = block.description
+      if (block.mimeType !== undefined) link.mimeType = block.mimeType
+      if (block.size !== undefined) link.size = block.size
+      acp = link
+      break
+    }
+    case 'resource': {
+      const source = block.resource
+      const resource: AcpEmbeddedResource['resource'] =
+        'text' in source ? { uri: source.uri, text: source.text } : { uri: source.uri, blob: source.blob }
+      if (source.mimeType !== undefined) resource.mimeType = source.mimeType
+      acp = { type: 'resource', resource }
+      break
+    }
+  }
+  const annotations = toAcpAnnotations(block.annotations)
+  if (annotations !== undefined) acp.annotations = annotations
+  return acp
+}
+
+function contentItems(blocks: readonly ContentBlock[]): AcpToolCallContent[] {
+  return blocks.map((block) => ({ type: 'content', content: toAcpContentBlock(block) }))
+}
+
+function diffItems(diffs: readonly FileDiff[], cwd: string): AcpToolCallContent[] {
+  return diffs.map((diff) => ({
+    type: 'diff',
+    path: resolveSessionPath(diff.path, cwd),
+    oldText: diff.oldText,
+    newText: diff.newText,
+  }))
+}
+
+function locationItems(locations: readonly FileLocation[], cwd: string): AcpToolCallLocation[] {
+  return locations.map((location) =>
+    location.line === undefined
+      ? { path: resolveSessionPath(location.path, cwd) }
+      : { path: resolveSessionPath(location.path, cwd), line: location.line },
+  )
+}
+
+/** How a command ended, as {@link formatConsoleBlock} takes it (a terminal result card fits). */
+export interface ConsoleBlockExit {
+  /** The exit code; `null` or absent when unknown or a signal ended the process. */
+  exitCode?: number | null | undefined
+  /** The signal that ended the process. */
+  signal?: string | null | undefined
+  /** True when the command ran past its timeout. */
+  timedOut?: boolean | undefined
+}
+
+/** The exit status in words, or `undefined` when nothing is known. */
+function describeExit(view: ConsoleBlockExit): string | undefined {
+  const parts: string[] = []
+  if (view.timedOut === true) parts.push('Timed out')
+  if (typeof view.signal === 'string') parts.push(`killed by signal ${view.signal}`)
+  else if (typeof view.exitCode === 'number') parts.push(`exited with code ${view.exitCode}`)
+  if (parts.length === 0) return undefined
+  const sentence = parts.join('; ')
+  return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`
+}
+
+/**
+ * The Markdown a client without terminal support gets for a command's output: the output in a fenced `console`
+ * block (the fence is longer than any backtick run inside, so output cannot close it early), then how the command
+ * ended (`Exited with code 3.`, `Timed out; killed by signal SIGTERM.`) when that is known.
+ */
+export function formatConsoleBlock(output: string, exit: ConsoleBlockExit = {}): string {
+  let longest = 0
+  for (const run of output.matchAll(/`+/g)) longest = Math.max(longest, run[0].length)
+  const fence = '`'.repeat(Math.max(3, longest + 1))
+  const body = output.replace(/\r?\n$/, '')
+  const block = body.length === 0 ? `${fence}console\n${fence}` : `${fence}console\n${body}\n${fence}`
+  const status = describeExit(exit)
+  return status === undefined ? block : `${block}\n\n${status}`
+}
+
+function jsonOrUndefined(value: unknown): unknown {
+  if (value === undefined) return undefined
+  const snapshot = snapshotJson(value)
+  return snapshot.ok ? snapshot.value : undefined
+}
+
+function callKind(view: ToolCallView): AcpToolKind {
+  switch (view.card) {
+    case 'generic':
+      return view.kind ?? 'other'
+    case 'terminal':
+      return 'execute'
+    case 'diff':
+      return 'edit'
+  }
+}
+
+/**
+ * The ACP `tool_call` session update announcing a call: `kind` from the card (`execute` for a terminal card, `edit`
+ * for a diff card), the title with paths inside the session cwd shown relative, content (a generic card's blocks, a
+ * diff card's `{ type: 'diff' }` items), absolute locations, and `rawInput`. A terminal card, when the client
+ * announced the terminal `_meta` convention, embeds a terminal (`{ type: 'terminal', terminalId: toolCallId }`)
+ * created by `_meta.terminal_info`. Throws `UnknownCardError` (code `UNKNOWN_CARD`) for a value that is not a card,
+ * and `PresentationOptionsError` for a relative `cwd`.
+ */
+export function toAcpToolCall(input: AcpToolCallInput, options: AcpMappingOptions): AcpToolCall {
+  const { view, toolCallId } = input
+  assertToolCallView(view)
+  const { cwd } = options
+  checkSessionCwd(cwd)
+  const update: AcpToolCall = {
+    sessionUpdate: 'tool_call',
+    toolCallId,
+    title: relativizeTitle(view.title, cwd),
+    kind: callKind(view),
+    status: input.status ?? 'pending',
+  }
+  if (input.name !== undefined) update.name = input.name
+
+  let content: AcpToolCallContent[] = []
+  let locations: AcpToolCallLocation[] = []
+  let rawInput = input.rawInput
+  switch (view.card) {
+    case 'generic':
+      content = contentItems(view.content ?? [])
+      locations = locationItems(view.locations ?? [], cwd)
+      if (view.rawInput !== undefined) rawInput = view.rawInput
+      break
+    case 'terminal':
+      if (view.description !== undefined && view.description.length > 0) {
+        content.push({ type: 'content', content: { type: 'text', text: view.description } })
+      }
+      if (options.terminalOutput === true) {
+        content.push({ type: 'terminal', terminalId: toolCallId })
+        update._meta = {
+          terminal_info: { terminal_id: toolCallId, cwd: resolveSessionPath(view.cwd ?? cwd, cwd) },
+        }
+      }
+      break
+    case 'diff':
+      content = diffItems(view.diffs, cwd)
+      locations = locationItems(view.locations ?? diffLocations(view.diffs), cwd)
+      break
+  }
+  if (content.length > 0) update.content = content
+  if (locations.length > 0) update.locations = locations
+  const json = jsonOrUndefined(rawInput)
+  if (json !== undefined) update.rawInput = json
+  return update
+}
+
+/**
+ * The ACP `tool_call_update` session update completing a call: status `completed` or `failed` (`result.isError`),
+ * the result card's title (relativized) when it has one, and its content, which REPLACES the call's:
+ * - `generic`: the card's content blocks, else the result's (left out when empty, keeping the call's content);
+ * - `diff`: one `{ type: 'diff' }` item per file;
+ * - `terminal`, when the client announced the terminal `_meta` convention and the call was a terminal card: no
+ *   `content` (it would replace the terminal block) but `_meta.terminal_output` (the output) and
+ *   `_meta.terminal_exit` (`exit_code`, `signal`); otherwise (no support, or the call opened no terminal) the
+ *   generic fallback: the output as a fenced `console` block followed by the exit status in words.
+ * Throws `UnknownCardError` (code `UNKNOWN_CARD`) when `view` or `call` is not a card.
+ */
+export function toAcpToolCallUpdate(input: AcpToolResultInput, options: AcpMappingOptions): AcpToolCallUpdate {
+  const { view, call, toolCallId, result } = input
+  assertToolResultView(view)
+  assertToolCallView(call)
+  const { cwd } = options
+  checkSessionCwd(cwd)
+  const update: AcpToolCallUpdate = {
+    sessionUpdate: 'tool_call_update',
+    toolCallId,
+    status: result.isError ? 'failed' : 'completed',
+  }
+  if (view.title !== undefined) update.title = relativizeTitle(view.title, cwd)
+
+  switch (view.card) {
+    case 'generic': {
+      const content = contentItems(view.content ?? result.content)
+      if (content.length > 0) update.content = content
+      break
+    }
+    case 'diff':
+      update.content = diffItems(view.diffs, cwd)
+      break
+    case 'terminal': {
+      const output = view.output ?? contentText(result.content)
+      if (options.terminalOutput === true && call.card === 'terminal') {
+        const meta: AcpTerminalMeta = {}
+        if (output.length > 0) meta.terminal_output = { terminal_id: toolCallId, data: output }
+        meta.terminal_exit = { terminal_id: toolCallId, exit_code: view.exitCode ?? null, signal: view.signal ?? null }
+        update._meta = meta
+      } else {
+        update.content = [{ type: 'content', content: { type: 'text', text: formatConsoleBlock(output, view) } }]
+      }
+      break
+    }
+  }
+  return update
+}
+
+/** The params of an ACP `session/update` notification: `{ sessionId, update }`. */
+export function toAcpSessionNotification<Update extends AcpToolCall | AcpToolCallUpdate>(
+  sessionId: string,
+  update: Update,
+): AcpSessionNotification<Update> {
+  return { sessionId, update }
+}

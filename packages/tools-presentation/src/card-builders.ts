@@ -1,0 +1,159 @@
+import type {
+  ContentBlock,
+  DiffCallView,
+  DiffResultView,
+  FileDiff,
+  FileLocation,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallKind,
+} from '@dsh/tools-core'
+import { firstChangedLine } from './diff-hunks.js'
+
+/** What {@link genericCall} takes. Optional fields may be `undefined`; they are left out of the card. */
+export interface GenericCallInput {
+  /** One line shown as the card's heading. */
+  title: string
+  /** Picks the card's icon. */
+  kind?: ToolCallKind | undefined
+  /** The call's arguments as the UI may show them. */
+  rawInput?: unknown
+  /** Extra content shown while the call runs. */
+  content?: readonly ContentBlock[] | undefined
+  /** Files the call reads or changes. */
+  locations?: readonly FileLocation[] | undefined
+}
+
+/** What {@link terminalCall} takes. */
+export interface TerminalCallInput {
+  /** The heading: usually the command line. */
+  title: string
+  /** What the command is for, in words. */
+  description?: string | undefined
+  /** The directory the command runs in. */
+  cwd?: string | undefined
+}
+
+/** What {@link diffCall} takes. */
+export interface DiffCallInput {
+  /** The heading: usually the file's path. */
+  title: string
+  /** The changes the call proposes. */
+  diffs: readonly FileDiff[]
+  /**
+   * Files the call changes. Defaults to one location per distinct diff path, at its first changed line; pass `[]`
+   * for none.
+   */
+  locations?: readonly FileLocation[] | undefined
+}
+
+/** What {@link genericResult} takes. */
+export interface GenericResultInput {
+  /** Replaces the pending title. */
+  title?: string | undefined
+  /** The content to show; a consumer defaults it to the result's content. */
+  content?: readonly ContentBlock[] | undefined
+}
+
+/** What {@link terminalResult} takes. */
+export interface TerminalResultInput {
+  /** Replaces the pending title. */
+  title?: string | undefined
+  /** The captured output, possibly truncated. */
+  output?: string | undefined
+  /** The exit code; `null` when a signal ended the process. */
+  exitCode?: number | null | undefined
+  /** The signal that ended the process, or `null`. */
+  signal?: string | null | undefined
+  /** True when the command ran past its timeout and was stopped. */
+  timedOut?: boolean | undefined
+}
+
+/** What {@link diffResult} takes. */
+export interface DiffResultInput {
+  /** Replaces the pending title. */
+  title?: string | undefined
+  /** The applied changes. */
+  diffs: readonly FileDiff[]
+}
+
+function copyLocation(location: FileLocation): FileLocation {
+  return location.line === undefined ? { path: location.path } : { path: location.path, line: location.line }
+}
+
+/** A detached {@link FileDiff}: `oldText` is `null` for a file the change creates. */
+export function fileDiff(path: string, oldText: string | null, newText: string): FileDiff {
+  return { path, oldText, newText }
+}
+
+/**
+ * One location per distinct path of `diffs`, in order, at the first line where old and new text differ (line 1 for
+ * a new file; no line when the texts are equal).
+ */
+export function diffLocations(diffs: readonly FileDiff[]): FileLocation[] {
+  const seen = new Set<string>()
+  const locations: FileLocation[] = []
+  for (const diff of diffs) {
+    if (seen.has(diff.path)) continue
+    seen.add(diff.path)
+    const line = firstChangedLine(diff.oldText, diff.newText)
+    locations.push(line === undefined ? { path: diff.path } : { path: diff.path, line })
+  }
+  return locations
+}
+
+/** A `generic` pending card. */
+export function genericCall(input: GenericCallInput): GenericCallView {
+  const view: GenericCallView = { card: 'generic', title: input.title }
+  if (input.kind !== undefined) view.kind = input.kind
+  if (input.rawInput !== undefined) view.rawInput = input.rawInput
+  if (input.content !== undefined) view.content = [...input.content]
+  if (input.locations !== undefined) view.locations = input.locations.map(copyLocation)
+  return view
+}
+
+/** A `terminal` pending card: a shell command. */
+export function terminalCall(input: TerminalCallInput): TerminalCallView {
+  const view: TerminalCallView = { card: 'terminal', title: input.title }
+  if (input.description !== undefined) view.description = input.description
+  if (input.cwd !== undefined) view.cwd = input.cwd
+  return view
+}
+
+/** A `diff` pending card: a file create or modify. */
+export function diffCall(input: DiffCallInput): DiffCallView {
+  const diffs = input.diffs.map((diff) => fileDiff(diff.path, diff.oldText, diff.newText))
+  const locations = input.locations === undefined ? diffLocations(diffs) : input.locations.map(copyLocation)
+  const view: DiffCallView = { card: 'diff', title: input.title, diffs }
+  if (locations.length > 0 || input.locations !== undefined) view.locations = locations
+  return view
+}
+
+/** A `generic` completed card. */
+export function genericResult(input: GenericResultInput = {}): GenericResultView {
+  const view: GenericResultView = { card: 'generic' }
+  if (input.title !== undefined) view.title = input.title
+  if (input.content !== undefined) view.content = [...input.content]
+  return view
+}
+
+/** A `terminal` completed card: the run's output and how it ended. */
+export function terminalResult(input: TerminalResultInput = {}): TerminalResultView {
+  const view: TerminalResultView = { card: 'terminal' }
+  if (input.title !== undefined) view.title = input.title
+  if (input.output !== undefined) view.output = input.output
+  if (input.exitCode !== undefined) view.exitCode = input.exitCode
+  if (input.signal !== undefined) view.signal = input.signal
+  if (input.timedOut !== undefined) view.timedOut = input.timedOut
+  return view
+}
+
+/** A `diff` completed card: the applied change. */
+export function diffResult(input: DiffResultInput): DiffResultView {
+  const diffs = input.diffs.map((diff) => fileDiff(diff.path, diff.oldText, diff.newText))
+  const view: DiffResultView = { card: 'diff', diffs }
+  if (input.title !== undefined) view.title = input.title
+  return view
+}

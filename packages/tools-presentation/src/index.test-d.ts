@@ -1,0 +1,89 @@
+import type * as acp from '@agentclientprotocol/sdk'
+import type {
+  DiffCallView,
+  DiffResultView,
+  GenericCallView,
+  GenericResultView,
+  TerminalCallView,
+  TerminalResultView,
+  ToolCallView,
+  ToolDefinition,
+  ToolResultView,
+} from '@dsh/tools-core'
+import { describe, expectTypeOf, it } from 'vitest'
+import {
+  diffCall,
+  diffResult,
+  genericCall,
+  genericResult,
+  presentToolCall,
+  presentToolResult,
+  readTerminalResultMeta,
+  renderToolCall,
+  terminalCall,
+  terminalResult,
+  toAcpSessionNotification,
+  toAcpToolCall,
+  toAcpToolCallUpdate,
+  type AcpContentBlock,
+  type AcpSessionNotification,
+  type AcpToolCall,
+  type AcpToolCallContent,
+  type AcpToolCallLocation,
+  type AcpToolCallUpdate,
+  type AcpToolKind,
+  type PresentableTool,
+  type TerminalResultMeta,
+} from './index.js'
+
+describe('builders', () => {
+  it('return the exact card type of the vocabulary', () => {
+    expectTypeOf(genericCall({ title: 't' })).toEqualTypeOf<GenericCallView>()
+    expectTypeOf(terminalCall({ title: 't' })).toEqualTypeOf<TerminalCallView>()
+    expectTypeOf(diffCall({ title: 't', diffs: [] })).toEqualTypeOf<DiffCallView>()
+    expectTypeOf(genericResult()).toEqualTypeOf<GenericResultView>()
+    expectTypeOf(terminalResult()).toEqualTypeOf<TerminalResultView>()
+    expectTypeOf(diffResult({ diffs: [] })).toEqualTypeOf<DiffResultView>()
+  })
+
+  it('reject fields outside the card', () => {
+    // @ts-expect-error: a terminal call has no exit code
+    terminalCall({ title: 't', exitCode: 0 })
+    // @ts-expect-error: kind is one of the ToolCallKind values
+    genericCall({ title: 't', kind: 'think' })
+  })
+})
+
+describe('presenters', () => {
+  it('take a ToolDefinition and return cards', () => {
+    expectTypeOf<ToolDefinition>().toExtend<PresentableTool>()
+    expectTypeOf(presentToolCall).returns.toEqualTypeOf<ToolCallView>()
+    expectTypeOf(presentToolResult).returns.toEqualTypeOf<ToolResultView>()
+    expectTypeOf(readTerminalResultMeta).returns.toEqualTypeOf<TerminalResultMeta | undefined>()
+    expectTypeOf(renderToolCall).returns.toEqualTypeOf<string[]>()
+  })
+})
+
+describe('ACP types', () => {
+  it('are assignable to the SDK schema types', () => {
+    expectTypeOf<AcpToolKind>().toExtend<acp.ToolKind>()
+    expectTypeOf<AcpContentBlock>().toExtend<acp.ContentBlock>()
+    expectTypeOf<AcpToolCallContent>().toExtend<acp.ToolCallContent>()
+    expectTypeOf<AcpToolCallLocation>().toExtend<acp.ToolCallLocation>()
+    expectTypeOf<AcpToolCall>().toExtend<acp.SessionUpdate>()
+    expectTypeOf<AcpToolCallUpdate>().toExtend<acp.SessionUpdate>()
+    expectTypeOf<AcpSessionNotification>().toExtend<acp.SessionNotification>()
+  })
+
+  it('use no field name the protocol does not know', () => {
+    expectTypeOf<keyof AcpToolCall>().toExtend<keyof (acp.ToolCall & { sessionUpdate: 'tool_call' })>()
+    expectTypeOf<keyof AcpToolCallUpdate>().toExtend<keyof (acp.ToolCallUpdate & { sessionUpdate: 'tool_call_update' })>()
+  })
+
+  it('narrow the mapping results', () => {
+    expectTypeOf(toAcpToolCall).returns.toEqualTypeOf<AcpToolCall>()
+    expectTypeOf(toAcpToolCallUpdate).returns.toEqualTypeOf<AcpToolCallUpdate>()
+    const update = toAcpToolCall({ toolCallId: 'c', view: genericCall({ title: 't' }) }, { cwd: '/w' })
+    expectTypeOf(toAcpSessionNotification('s', update)).toEqualTypeOf<AcpSessionNotification<AcpToolCall>>()
+  })
+})

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { diffCall, diffResult, fileDiff, genericCall, genericResult, terminalCall } from './card-builders.js'
+import { renderToolCall, renderToolResult } from './render-card.js'
+import { terminalResultFromMeta, terminalResultMeta } from './terminal-result-meta.js'
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+const block = (lines: string[]): string => `\`\`\`text\n${lines.join('\n')}\n\`\`\``
+const plain = { color: false } as const
+
+describe('README terminal rendering', () => {
+  it('shows the current plain-text rendering of each card kind', () => {
+    const read = genericCall({
+      title: 'Read src/config.json',
+      kind: 'read',
+      rawInput: { path: '/work/app/src/config.json' },
+      locations: [{ path: '/work/app/src/config.json' }],
+    })
+    const bash = terminalCall({ title: 'npm test', description: 'Run the unit tests', cwd: '/work/app' })
+    const bashResult = terminalResultFromMeta({
+      content: [{ type: 'text', text: ' ✓ parser (12 tests)\n ✗ printer (1 failed)\n[exit code: 1]\n' }],
+      isError: false,
+      meta: terminalResultMeta({ exitCode: 1 }),
+    })
+    const change = fileDiff(
+      '/work/app/src/greet.ts',
+      'export function greet(name: string) {\n  return "hi " + name\n}\n',
+      'export function greet(name: string) {\n  return `hello, ${name}`\n}\n',
+    )
+    const edit = diffCall({ title: 'Edit src/greet.ts', diffs: [change] })
+    const expected = [
+      renderToolCall(read, plain),
+      renderToolResult(genericResult(), {
+        ...plain,
+        call: read,
+        result: { content: [{ type: 'text', text: '{\n  "port": 8080\n}' }], isError: false },
+      }),
+      renderToolCall(bash, plain),
+      renderToolResult(bashResult, { ...plain, call: bash }),
+      renderToolCall(edit, plain),
+      renderToolResult(diffResult({ diffs: [change] }), { ...plain, call: edit }),
+    ]
+    for (const lines of expected) expect(readme).toContain(block(lines))
+  })
+})
