@@ -1,7 +1,19 @@
 import { measure } from 'mitata'
 
-/** Options mitata's `measure` takes for one case (sample counts, time budgets). */
-export type MeasureOptions = NonNullable<Parameters<typeof measure>[1]>
+/** Options mitata's `measure` takes for one case (sample counts, time budgets; see mitata's `k_options`). */
+export interface MeasureOptions {
+  min_samples?: number
+  max_samples?: number
+  min_cpu_time?: number
+  warmup_samples?: number
+  warmup_threshold?: number
+  batch_samples?: number
+  batch_threshold?: number
+  batch_unroll?: number
+  samples_threshold?: number
+  inner_gc?: boolean
+  gc?: boolean | (() => void)
+}
 
 /** One comparison: several cases of the same work, timed in the same run, reported as ratios to a baseline. */
 export interface BenchGroup {
@@ -55,7 +67,7 @@ export async function runSuite(suite: BenchSuite): Promise<{ rows: CaseResult[];
   for (const group of groups) {
     const medians = new Map<string, { p50: number; p99: number }>()
     for (const [name, fn] of Object.entries(group.cases)) {
-      const stats = await measure(fn, group.options)
+      const stats = await measure(fn, group.options as Parameters<typeof measure>[1])
       medians.set(name, { p50: stats.p50, p99: stats.p99 })
       process.stdout.write(`  ${suite.name} / ${group.title} / ${name}: ${formatNs(stats.p50)}\n`)
     }

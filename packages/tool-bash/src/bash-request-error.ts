@@ -1,0 +1,24 @@
+import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
+
+/**
+ * A command request was rejected before anything ran (code `INVALID_ARGS`): an empty command, a command holding
+ * a NUL byte or longer than 131071 bytes (the most one exec argument may hold on Linux), a timeout that is not an
+ * integer from 1 to the configured maximum, a `cwd` that is not a non-empty string.
+ */
+export class BashRequestError extends DshError {
+  static override readonly brand: symbol = errorBrand('BashRequestError')
+
+  /** True when `value` is a {@link BashRequestError} from any installed copy of this package. */
+  static override isInstance(value: unknown): value is BashRequestError {
+    return DshError.hasBrand(value, BashRequestError.brand)
+  }
+
+  override readonly name: string = 'BashRequestError'
+  /** The request field at fault: `command`, `timeoutMs` or `cwd`. */
+  readonly field: string
+
+  constructor(field: string, message: string, options?: DshErrorOptions) {
+    super('INVALID_ARGS', message, options)
+    this.field = field
+  }
+}

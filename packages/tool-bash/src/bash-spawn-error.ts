@@ -1,0 +1,24 @@
+import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
+
+/**
+ * A command could not be started (code `SPAWN_FAILED`): its working directory does not exist or is not a
+ * directory, the shell could not be executed, the system refused a new process, or the executor was disposed.
+ * The message says which, with the path; `cause` holds the system error when there is one.
+ */
+export class BashSpawnError extends DshError {
+  static override readonly brand: symbol = errorBrand('BashSpawnError')
+
+  /** True when `value` is a {@link BashSpawnError} from any installed copy of this package. */
+  static override isInstance(value: unknown): value is BashSpawnError {
+    return DshError.hasBrand(value, BashSpawnError.brand)
+  }
+
+  override readonly name: string = 'BashSpawnError'
+  /** The working directory the command was meant to run in. */
+  readonly cwd: string
+
+  constructor(message: string, cwd: string, options?: DshErrorOptions) {
+    super('SPAWN_FAILED', message, options)
+    this.cwd = cwd
+  }
+}
