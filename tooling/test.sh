@@ -18,7 +18,7 @@ oxlint --deny-warnings .
 
 echo "== build, typecheck, test (turbo)"
 rm -rf .tmp/test-reports
-turbo run build typecheck test --output-logs=new-only
+turbo run build typecheck test --output-logs=new-only --concurrency=2
 
 echo "== type-check everything (tsc --build)"
 tsc --build

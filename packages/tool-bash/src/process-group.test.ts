@@ -38,8 +38,9 @@ describe('process groups', () => {
   })
 
   it.runIf(process.platform === 'linux')('counts a zombie as dead, though kill(pid, 0) still reaches it', async () => {
-    // bash starts `true` in the background, then becomes `sleep`, which never reaps it: `true` stays a zombie.
-    const child = spawn('bash', ['-c', 'true & echo $!; exec sleep 100'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] })
+    // bash starts a short sleep in the background, then becomes `sleep 100`, which never reaps it: once the short
+    // sleep ends it stays a zombie. (A child that ended before the exec could be reaped by bash itself.)
+    const child = spawn('bash', ['-c', 'sleep 0.3 & echo $!; exec sleep 100'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString()
