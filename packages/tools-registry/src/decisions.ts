@@ -1,0 +1,78 @@
+import type { ContentBlock, HookContext, PostToolDecision, PreToolDecision } from '@dsh/tools-core'
+import { contentProblem, hookContextProblem } from './content-check.js'
+import { describeValue } from './describe-value.js'
+
+type Fields = Record<string, unknown>
+
+/** The default of the `tools/pre-execute` waterfall. */
+export const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
+/** The default of the `tools/post-execute` waterfall. */
+export const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
+
+function notADecision(value: unknown): string {
+  if (value === undefined) return 'returned nothing (a listener returns a decision or the result of next())'
+  return `returned ${describeValue(value)} instead of a decision`
+}
+
+/**
+ * Reads a `tools/pre-execute` decision (already awaited) into a fresh object, or says what is wrong with it: not an
+ * object, an unknown `kind`, a `deny` without a non-blank reason, an `ask` whose reason is not a string.
+ */
+export function readPreDecision(value: unknown): PreToolDecision | string {
+  if (typeof value !== 'object' || value === null) return notADecision(value)
+  const { kind, reason } = value as Fields
+  switch (kind) {
+    case 'allow':
+      return ALLOW
+    case 'deny':
+      if (typeof reason === 'string' && reason.trim() !== '') return { kind: 'deny', reason }
+      return `returned a deny decision without a reason (reason is ${describeValue(reason)})`
+    case 'ask':
+      if (reason === undefined) return { kind: 'ask' }
+      if (typeof reason === 'string') return { kind: 'ask', reason }
+      return `returned an ask decision whose reason is ${describeValue(reason)}`
+    default:
+      return `returned a decision of unknown kind ${describeValue(kind)}`
+  }
+}
+
+function readContext(fields: Fields): HookContext | string | undefined {
+  const context = fields.additionalContext
+  if (context === undefined) return undefined
+  const problem = hookContextProblem(context, 'additionalContext')
+  if (problem !== undefined) return problem
+  const { content, source } = context as Fields
+  return source === undefined
+    ? { content: content as ContentBlock[] }
+    : { content: content as ContentBlock[], source: source as string }
+}
+
+/**
+ * Reads a `tools/post-execute` decision into a fresh object, or says what is wrong with it: not an object, an
+ * unknown `kind`, content or feedback that is not content blocks, a malformed `additionalContext`.
+ */
+export function readPostDecision(value: unknown): PostToolDecision | string {
+  if (typeof value !== 'object' || value === null) return notADecision(value)
+  const fields = value as Fields
+  const kind = fields.kind
+  if (kind !== 'accept' && kind !== 'block') return `returned a decision of unknown kind ${describeValue(kind)}`
+  const context = readContext(fields)
+  if (typeof context === 'string') return `returned a ${kind} decision whose ${context}`
+  if (kind === 'block') {
+    const feedback = fields.feedback
+    const problem = contentProblem(feedback, 'feedback')
+    if (problem !== undefined) return `returned a block decision whose ${problem}`
+    return context === undefined
+      ? { kind, feedback: feedback as ContentBlock[] }
+      : { kind, feedback: feedback as ContentBlock[], additionalContext: context }
+  }
+  const content = fields.content
+  if (content !== undefined) {
+    const problem = contentProblem(content, 'content')
+    if (problem !== undefined) return `returned an accept decision whose ${problem}`
+  }
+  const decision: PostToolDecision = { kind }
+  if (content !== undefined) decision.content = content as ContentBlock[]
+  if (context !== undefined) decision.additionalContext = context
+  return decision
+}

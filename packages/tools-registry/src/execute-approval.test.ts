@@ -1,0 +1,136 @@
+// Stage 4: an `ask` goes to the optional approval service; only allowed-once proceeds.
+import type { ToolApprovalOutcome, ToolApprovalRequest, ToolApprovalService } from '@dsh/tools-core'
+import { Service, type Context } from 'cordis'
+import { describe, expect, it, vi } from 'vitest'
+import { agent, call, createHarness, textOf, tool, type Harness } from './test-kit.js'
+
+async function askingHarness(answer?: ToolApprovalService['requestApproval']): Promise<Harness & { bash: ReturnType<typeof tool> }> {
+  const harness = await createHarness()
+  const bash = tool('bash')
+  harness.tools.register(bash)
+  harness.ctx.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'bash can change files' }))
+  if (answer !== undefined) harness.ctx.provide('toolApproval', { requestApproval: answer })
+  return { ...harness, bash }
+}
+
+describe('ask resolves through the optional approval service', () => {
+  it('allowed-once lets the call proceed', async () => {
+    const { tools, bash } = await askingHarness(async () => ({ outcome: 'allowed-once' }))
+    const result = await tools.execute(call('bash', { command: 'ls' }, { agent: agent('alice') }))
+    expect(result.isError).toBe(false)
+    expect(bash.calls).toEqual([{ command: 'ls' }])
+  })
+
+  it('the request carries the frozen execution, the agent, the model-facing schema, the reason and a signal', async () => {
+    let request: ToolApprovalRequest | undefined
+    const { tools } = await askingHarness(async (received) => ((request = received), { outcome: 'allowed-once' }))
+    const alice = agent('alice')
+    const controller = new AbortController()
+    await tools.execute(call('bash', { command: 'ls' }, { agent: alice, signal: controller.signal }))
+    expect(request?.agent).toBe(alice)
+    expect(request?.execution.agent).toBe(alice)
+    expect(request?.execution.arguments).toEqual({ command: 'ls' })
+    expect(Object.isFrozen(request?.execution)).toBe(true)
+    expect(request?.tool).toEqual({ name: 'bash', description: 'The bash tool.', parameters: { type: 'object', properties: {} } })
+    expect(Object.keys(request?.tool ?? {})).toEqual(['name', 'description', 'parameters'])
+    expect(request?.reason).toBe('bash can change files')
+    expect(request?.signal).toBe(controller.signal)
+    expect(Object.isFrozen(request)).toBe(true)
+  })
+
+  it.each<[ToolApprovalOutcome, string, string]>([
+    [{ outcome: 'rejected', reason: 'not today' }, 'APPROVAL_REJECTED', 'The call to "bash" was rejected: not today. It was not run.'],
+    [{ outcome: 'rejected' }, 'APPROVAL_REJECTED', 'The call to "bash" was rejected. It was not run.'],
+    [{ outcome: 'cancelled' }, 'APPROVAL_CANCELLED', 'The approval request for the call to "bash" was cancelled. It was not run.'],
+    [{ outcome: 'unavailable', reason: 'no terminal' }, 'APPROVAL_UNAVAILABLE', 'Approval for the call to "bash" is unavailable: no terminal. It was not run.'],
+  ])('%j becomes a denial with code %s', async (answer, code, text) => {
+    const { tools, bash } = await askingHarness(async () => answer)
+    const result = await tools.execute(call('bash', {}, { agent: agent('alice') }))
+    expect(result.error).toEqual({ name: 'ToolDeniedError', code })
+    expect(textOf(result)).toBe(text)
+    expect(bash.calls).toEqual([])
+  })
+
+  it('no approval service: APPROVAL_NO_SERVICE', async () => {
+    const { tools, bash } = await askingHarness()
+    const result = await tools.execute(call('bash', {}, { agent: agent('alice') }))
+    expect(result.error).toEqual({ name: 'ToolDeniedError', code: 'APPROVAL_NO_SERVICE' })
+    expect(textOf(result)).toContain('no approval service is available')
+    expect(bash.calls).toEqual([])
+  })
+
+  it('no agent: APPROVAL_NO_AGENT, and the service is not asked', async () => {
+    const requestApproval = vi.fn(async () => ({ outcome: 'allowed-once' as const }))
+    const { tools, bash } = await askingHarness(requestApproval)
+    const result = await tools.execute(call('bash'))
+    expect(result.error).toEqual({ name: 'ToolDeniedError', code: 'APPROVAL_NO_AGENT' })
+    expect(requestApproval).not.toHaveBeenCalled()
+    expect(bash.calls).toEqual([])
+  })
+
+  it.each([
+    ['rejects', () => Promise.reject(new Error('prompt crashed'))],
+    ['throws', () => {
+      throw new Error('prompt crashed')
+    }],
+  ])('a service that %s counts as unavailable', async (_label, requestApproval) => {
+    const { tools, bash, warnings } = await askingHarness(requestApproval as ToolApprovalService['requestApproval'])
+    const result = await tools.execute(call('bash', {}, { agent: agent('alice') }))
+    expect(result.error?.code).toBe('APPROVAL_UNAVAILABLE')
+    expect(textOf(result)).toContain('prompt crashed')
+    expect(bash.calls).toEqual([])
+    expect(warnings.some((warning) => warning.includes('prompt crashed'))).toBe(true)
+  })
+
+  it.each([undefined, null, 'allowed-once', { outcome: 'allowed-always' }, { outcome: 'ALLOWED-ONCE' }])(
+    'an invalid answer (%j) fails closed as unavailable',
+    async (answer) => {
+      const { tools, bash } = await askingHarness(async () => answer as never)
+      const result = await tools.execute(call('bash', {}, { agent: agent('alice') }))
+      expect(result.error?.code).toBe('APPROVAL_UNAVAILABLE')
+      expect(bash.calls).toEqual([])
+    },
+  )
+
+  it('a call cancelled while waiting for approval is ABORTED_BEFORE_DISPATCH, without waiting for the answer', async () => {
+    let release: () => void = () => undefined
+    const { tools, bash } = await askingHarness(
+      () => new Promise((resolve) => (release = () => resolve({ outcome: 'allowed-once' }))),
+    )
+    const controller = new AbortController()
+    const pending = tools.execute(call('bash', {}, { agent: agent('alice'), signal: controller.signal }))
+    await new Promise((resolve) => setImmediate(resolve))
+    controller.abort(new Error('user pressed escape'))
+    const result = await pending
+    expect(result.error).toEqual({ name: 'ToolAbortedError', code: 'ABORTED_BEFORE_DISPATCH' })
+    release()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(bash.calls).toEqual([])
+  })
+
+  it('the approval service may be a cordis Service named toolApproval, and may come and go', async () => {
+    class ApproveEverything extends Service implements ToolApprovalService {
+      constructor(ctx: Context) {
+        super(ctx, 'toolApproval')
+      }
+      async requestApproval(): Promise<ToolApprovalOutcome> {
+        return { outcome: 'allowed-once' }
+      }
+    }
+    const { ctx, tools } = await askingHarness()
+    const alice = agent('alice')
+    expect((await tools.execute(call('bash', {}, { agent: alice }))).error?.code).toBe('APPROVAL_NO_SERVICE')
+    const fiber = await ctx.plugin(ApproveEverything)
+    expect((await tools.execute(call('bash', {}, { agent: alice }))).isError).toBe(false)
+    await fiber.dispose()
+    expect((await tools.execute(call('bash', {}, { agent: alice }))).error?.code).toBe('APPROVAL_NO_SERVICE')
+  })
+
+  it('guards run after an approval and can still deny', async () => {
+    const { tools, bash } = await askingHarness(async () => ({ outcome: 'allowed-once' }))
+    tools.guard(() => 'sandbox forbids bash')
+    const result = await tools.execute(call('bash', {}, { agent: agent('alice') }))
+    expect(result.error?.code).toBe('GUARD_DENIED')
+    expect(bash.calls).toEqual([])
+  })
+})

@@ -1,0 +1,158 @@
+// Stage 7: the body runs with frozen arguments and an always-present signal; its failures keep their codes.
+import { DshError, type ToolExecution } from '@dsh/tools-core'
+import { describe, expect, it } from 'vitest'
+import { call, createHarness, textOf, tool } from './test-kit.js'
+
+describe('the body', () => {
+  it('returns content blocks, or { content, meta }', async () => {
+    const { tools } = await createHarness()
+    tools.register(tool('blocks', { execute: async () => [{ type: 'text', text: 'a' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] }))
+    tools.register(tool('object', { execute: async () => ({ content: [{ type: 'text', text: 'b' }], meta: { exitCode: 0 } }) }))
+    expect(await tools.execute(call('blocks', {}, { callId: 'c1' }))).toEqual({
+      callId: 'c1',
+      content: [{ type: 'text', text: 'a' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }],
+      isError: false,
+    })
+    expect(await tools.execute(call('object', {}, { callId: 'c2' }))).toEqual({
+      callId: 'c2',
+      content: [{ type: 'text', text: 'b' }],
+      isError: false,
+      meta: { exitCode: 0 },
+    })
+  })
+
+  it('is called as a method of its definition', async () => {
+    const { tools } = await createHarness()
+    const definition = {
+      ...tool('self'),
+      prefix: 'from this',
+      async execute(this: { prefix: string }) {
+        return [{ type: 'text' as const, text: this.prefix }]
+      },
+    }
+    tools.register(definition)
+    expect(textOf(await tools.execute(call('self')))).toBe('from this')
+  })
+
+  it.each([
+    ['a string', 'hello'],
+    ['nothing', undefined],
+    ['a number', 3],
+    ['an object without content', { text: 'hi' }],
+    ['a malformed block', [{ type: 'text', text: 1 }]],
+  ])('returning %s yields INVALID_RESULT', async (_label, value) => {
+    const { tools } = await createHarness()
+    tools.register(tool('bad', { execute: async () => value as never }))
+    const result = await tools.execute(call('bad'))
+    expect(result.error).toEqual({ name: 'InvalidToolResultError', code: 'INVALID_RESULT' })
+    expect(textOf(result)).toMatch(/^Tool "bad" returned/)
+  })
+
+  it('a thrown coded error keeps its { name, code } and its message', async () => {
+    class ToolArgsError extends DshError {
+      override readonly name = 'ToolArgsError'
+    }
+    const { tools } = await createHarness()
+    tools.register(tool('read', { execute: async () => Promise.reject(new ToolArgsError('INVALID_ARGS', 'path must be absolute')) }))
+    const result = await tools.execute(call('read'))
+    expect(result).toEqual({
+      callId: result.callId,
+      content: [{ type: 'text', text: 'path must be absolute' }],
+      isError: true,
+      error: { name: 'ToolArgsError', code: 'INVALID_ARGS' },
+    })
+  })
+
+  it('any other throw is TOOL_FAILED naming the thrown error', async () => {
+    const { tools } = await createHarness()
+    tools.register(tool('sync', { execute: () => {
+      throw new RangeError('out of range')
+    } }))
+    tools.register(tool('value', { execute: async () => Promise.reject('just a string') }))
+    const sync = await tools.execute(call('sync'))
+    expect(sync.error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
+    expect(textOf(sync)).toBe('Tool "sync" failed: RangeError: out of range')
+    expect(textOf(await tools.execute(call('value')))).toBe('Tool "value" failed: just a string')
+  })
+
+  it('always gets exec.signal: the caller\'s, or one that never fires', async () => {
+    const { tools } = await createHarness()
+    const signals: AbortSignal[] = []
+    tools.register(tool('read', { execute: async (_args, exec) => (signals.push(exec.signal), []) }))
+    const caller = new AbortController().signal
+    await tools.execute(call('read', {}, { signal: caller }))
+    await tools.execute(call('read'))
+    await tools.execute(call('read'))
+    expect(signals[0]).toBe(caller)
+    expect(signals[1]).toBeInstanceOf(AbortSignal)
+    expect(signals[1]?.aborted).toBe(false)
+    expect(signals[2]).not.toBe(signals[1])
+  })
+})
+
+describe('cancellation: ABORTED_BEFORE_DISPATCH before the body runs, ABORTED after', () => {
+  it('a signal aborted before the call skips policy and the body', async () => {
+    const { ctx, tools } = await createHarness()
+    const read = tool('read')
+    tools.register(read)
+    const asked: string[] = []
+    ctx.on('tools/pre-execute', (_exec, next) => (asked.push('pre-execute'), next()))
+    tools.guard(() => void asked.push('guard'))
+    const result = await tools.execute(call('read', {}, { signal: AbortSignal.abort() }))
+    expect(result.error).toEqual({ name: 'ToolAbortedError', code: 'ABORTED_BEFORE_DISPATCH' })
+    expect(textOf(result)).toBe('The call to "read" was cancelled before it ran; nothing was executed.')
+    expect(asked).toEqual([])
+    expect(read.calls).toEqual([])
+  })
+
+  it('a signal aborted during policy stops the call before dispatch', async () => {
+    const { ctx, tools } = await createHarness()
+    const read = tool('read')
+    tools.register(read)
+    const controller = new AbortController()
+    ctx.on('tools/pre-execute', (_exec, next) => (controller.abort(), next()))
+    const result = await tools.execute(call('read', {}, { signal: controller.signal }))
+    expect(result.error?.code).toBe('ABORTED_BEFORE_DISPATCH')
+    expect(read.calls).toEqual([])
+  })
+
+  it('a body that fails after the signal fired is ABORTED', async () => {
+    const { tools } = await createHarness()
+    const controller = new AbortController()
+    tools.register(
+      tool('sleep', {
+        execute: (_args, exec: ToolExecution) =>
+          new Promise((_resolve, reject) => {
+            exec.signal.addEventListener('abort', () => reject(exec.signal.reason))
+            controller.abort(new DOMException('stop', 'AbortError'))
+          }),
+      }),
+    )
+    const result = await tools.execute(call('sleep', {}, { signal: controller.signal }))
+    expect(result.error).toEqual({ name: 'ToolAbortedError', code: 'ABORTED' })
+    expect(textOf(result)).toBe('The call to "sleep" was cancelled while it ran.')
+  })
+
+  it('a body that finishes despite the signal keeps its result', async () => {
+    const { tools } = await createHarness()
+    const controller = new AbortController()
+    tools.register(tool('quick', { execute: async () => (controller.abort(), [{ type: 'text', text: 'done anyway' }]) }))
+    const result = await tools.execute(call('quick', {}, { signal: controller.signal }))
+    expect(result.isError).toBe(false)
+    expect(textOf(result)).toBe('done anyway')
+  })
+
+  it('a coded error thrown after the abort keeps its code', async () => {
+    const { tools } = await createHarness()
+    const controller = new AbortController()
+    tools.register(
+      tool('slow', {
+        execute: async () => {
+          controller.abort()
+          throw new DshError('TOOL_TIMEOUT', 'took too long')
+        },
+      }),
+    )
+    expect((await tools.execute(call('slow', {}, { signal: controller.signal }))).error).toEqual({ name: 'DshError', code: 'TOOL_TIMEOUT' })
+  })
+})

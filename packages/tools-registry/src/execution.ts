@@ -1,0 +1,111 @@
+import { createToolExecutionToken, type Agent, type ToolExecution, type ToolExecutionToken } from '@dsh/tools-core'
+import { describeValue } from './describe-value.js'
+
+const POLICY = 0
+const DISPATCH = 1
+const CLOSED = 2
+
+/** True when `value` looks like an `AbortSignal` (duck-typed, so signals of another realm or polyfill pass). */
+export function isAbortSignal(value: unknown): value is AbortSignal {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
+    typeof (value as { addEventListener?: unknown }).addEventListener === 'function'
+  )
+}
+
+/**
+ * One call inside the pipeline. Its identity is frozen at construction (the object itself is frozen);
+ * `signal` is an accessor over private state:
+ * - reading it always gives a signal: the one a `tools/execute` wrapper swapped in, else the caller's, else a
+ *   never-firing one created on first read (an `AbortController` costs ~2 µs, so calls that never look at their
+ *   signal do not pay for one);
+ * - assigning it is allowed only during the dispatch stage (wrappers and the body); elsewhere it throws.
+ *
+ * The pipeline drives the stages through the static methods; they are not part of the public object.
+ */
+export class PipelineExecution implements ToolExecution {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: unknown
+  readonly agent: Agent | undefined
+  readonly parent: ToolExecutionToken | undefined
+  readonly token: ToolExecutionToken
+  readonly #caller: AbortSignal | undefined
+  #swapped: AbortSignal | undefined = undefined
+  #idle: AbortSignal | undefined = undefined
+  #stage = POLICY
+
+  constructor(
+    callId: string,
+    name: string,
+    args: unknown,
+    agent: Agent | undefined,
+    parent: ToolExecutionToken | undefined,
+    signal: AbortSignal | undefined,
+  ) {
+    this.callId = callId
+    this.name = name
+    this.arguments = args
+    this.agent = agent
+    this.parent = parent
+    this.token = createToolExecutionToken()
+    this.#caller = signal
+    Object.freeze(this)
+  }
+
+  /** The signal the call runs under. Always present. */
+  get signal(): AbortSignal {
+    return this.#swapped ?? this.#caller ?? (this.#idle ??= new AbortController().signal)
+  }
+
+  set signal(value: AbortSignal | undefined) {
+    if (this.#stage !== DISPATCH) {
+      throw new TypeError(
+        'exec.signal can only be replaced by a tools/execute wrapper while it wraps the dispatch; the rest of the execution is frozen',
+      )
+    }
+    if (value !== undefined && !isAbortSignal(value)) {
+      throw new TypeError(`exec.signal must be an AbortSignal, got ${describeValue(value)}`)
+    }
+    this.#swapped = value
+  }
+
+  /** True when the signal the call runs under, or the caller's own signal, has fired. */
+  static aborted(exec: PipelineExecution): boolean {
+    return exec.#swapped?.aborted === true || exec.#caller?.aborted === true
+  }
+
+  /** The reason of whichever signal fired. */
+  static abortReason(exec: PipelineExecution): unknown {
+    return exec.#swapped?.aborted === true ? exec.#swapped.reason : exec.#caller?.reason
+  }
+
+  /** The signal a wrapper swapped in, if any (to restore it later). */
+  static swapped(exec: PipelineExecution): AbortSignal | undefined {
+    return exec.#swapped
+  }
+
+  /** Puts back a swapped signal; ignored once the dispatch stage is over (a late wrapper cannot leak into it). */
+  static restore(exec: PipelineExecution, swapped: AbortSignal | undefined): void {
+    if (exec.#stage === DISPATCH) exec.#swapped = swapped
+  }
+
+  /** Opens the dispatch stage: wrappers may now swap the signal. */
+  static beginDispatch(exec: PipelineExecution): void {
+    exec.#stage = DISPATCH
+  }
+
+  /** Ends the dispatch stage and restores the caller's signal. */
+  static endDispatch(exec: PipelineExecution): void {
+    exec.#stage = POLICY
+    exec.#swapped = undefined
+  }
+
+  /** Freezes the signal too: after this, the execution is entirely immutable. */
+  static close(exec: PipelineExecution): void {
+    exec.#stage = CLOSED
+    exec.#swapped = undefined
+  }
+}

@@ -1,0 +1,42 @@
+import type { ToolRestriction } from '@dsh/tools-core'
+import { describeValue } from './describe-value.js'
+import { InvalidToolPolicyError } from './invalid-tool-policy-error.js'
+
+/** A {@link ToolRestriction} compiled into private sets, so later changes to the caller's arrays change nothing. */
+export interface CompiledRestriction {
+  readonly allow: ReadonlySet<string> | undefined
+  readonly deny: ReadonlySet<string> | undefined
+}
+
+function compileNames(restriction: object, key: 'allow' | 'deny'): ReadonlySet<string> | undefined {
+  const names: unknown = (restriction as Record<string, unknown>)[key]
+  if (names === undefined) return undefined
+  if (!Array.isArray(names)) {
+    throw new InvalidToolPolicyError(`A restriction's ${key} must be an array of tool names, got ${describeValue(names)}`)
+  }
+  const set = new Set<string>()
+  for (const name of names as unknown[]) {
+    if (typeof name !== 'string') {
+      throw new InvalidToolPolicyError(`A restriction's ${key} must hold tool names (strings), found ${describeValue(name)}`)
+    }
+    set.add(name)
+  }
+  return set
+}
+
+/** Checks and compiles a restriction. Throws {@link InvalidToolPolicyError}. */
+export function compileRestriction(restriction: ToolRestriction): CompiledRestriction {
+  if (typeof restriction !== 'object' || restriction === null || Array.isArray(restriction)) {
+    throw new InvalidToolPolicyError(`A restriction must be an object { allow?, deny? }, got ${describeValue(restriction)}`)
+  }
+  return { allow: compileNames(restriction, 'allow'), deny: compileNames(restriction, 'deny') }
+}
+
+/** True when every restriction admits the global tool `name` (restrictions intersect). */
+export function admits(restrictions: readonly CompiledRestriction[], name: string): boolean {
+  for (const restriction of restrictions) {
+    if (restriction.allow !== undefined && !restriction.allow.has(name)) return false
+    if (restriction.deny !== undefined && restriction.deny.has(name)) return false
+  }
+  return true
+}

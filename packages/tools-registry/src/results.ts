@@ -1,0 +1,210 @@
+import {
+  DshError,
+  describeJsonPath,
+  formatJsonPath,
+  isErrorCode,
+  snapshotJson,
+  type ErrorCode,
+  type JsonSnapshotFailure,
+  type ContentBlock,
+  type HookContext,
+  type ToolErrorInfo,
+  type ToolExecutionResult,
+} from '@dsh/tools-core'
+import { contentProblem, hookContextProblem } from './content-check.js'
+import { describeThrown, describeValue, quote } from './describe-value.js'
+import type { ToolDenialCode } from './tool-denied-error.js'
+
+type Fields = Record<string, unknown>
+
+/** One text block. */
+export function textContent(text: string): ContentBlock[] {
+  return [{ type: 'text', text }]
+}
+
+/**
+ * An `isError` result with `error: { name, code }` and the text as its content (or `content` when given). The
+ * registry builds its failures as data: constructing an `Error` (and its stack) for every denial would cost
+ * microseconds for nothing, since results cross boundaries as data anyway. `name` is the error class a caller
+ * would throw for the same failure.
+ */
+export function failure(callId: string, name: string, code: ErrorCode, text: string, content?: ContentBlock[]): ToolExecutionResult {
+  return { callId, content: content ?? textContent(text), isError: true, error: { name, code } }
+}
+
+/** `UNKNOWN_TOOL` (`ToolNotFoundError`). */
+export function notFound(callId: string, text: string): ToolExecutionResult {
+  return failure(callId, 'ToolNotFoundError', 'UNKNOWN_TOOL', text)
+}
+
+/** A policy denial (`ToolDeniedError`). */
+export function denied(callId: string, code: ToolDenialCode, text: string): ToolExecutionResult {
+  return failure(callId, 'ToolDeniedError', code, text)
+}
+
+/** `INVALID_DECISION` (`InvalidDecisionError`). */
+export function invalidDecision(callId: string, text: string): ToolExecutionResult {
+  return failure(callId, 'InvalidDecisionError', 'INVALID_DECISION', text)
+}
+
+/** `INVALID_RESULT` (`InvalidToolResultError`). */
+export function invalidResult(callId: string, text: string): ToolExecutionResult {
+  return failure(callId, 'InvalidToolResultError', 'INVALID_RESULT', text)
+}
+
+/** `ABORTED` or `ABORTED_BEFORE_DISPATCH` (`ToolAbortedError`). */
+export function aborted(callId: string, code: 'ABORTED' | 'ABORTED_BEFORE_DISPATCH', text: string): ToolExecutionResult {
+  return failure(callId, 'ToolAbortedError', code, text)
+}
+
+/** `TOOL_FAILED` (`ToolFailedError`). */
+export function toolFailed(callId: string, text: string): ToolExecutionResult {
+  return failure(callId, 'ToolFailedError', 'TOOL_FAILED', text)
+}
+
+/** `POST_EXECUTE_BLOCKED` (`PostExecuteBlockedError`): the listener's feedback is the content. */
+export function blocked(callId: string, feedback: ContentBlock[]): ToolExecutionResult {
+  return failure(callId, 'PostExecuteBlockedError', 'POST_EXECUTE_BLOCKED', '', feedback)
+}
+
+/** `NON_JSON_VALUE` (core's `NonJsonValueError`). */
+export function nonJson(callId: string, text: string): ToolExecutionResult {
+  return failure(callId, 'NonJsonValueError', 'NON_JSON_VALUE', text)
+}
+
+/**
+ * The result of a thrown value. A coded {@link DshError} keeps its `{ name, code }` and its message; anything else
+ * is `TOOL_FAILED` (`<what failed>: <thrown error>`), or `ABORTED` with `abortedText` when the call had been
+ * cancelled by then.
+ */
+export function thrownResult(callId: string, thrown: unknown, whatFailed: string, abortedText?: string): ToolExecutionResult {
+  try {
+    if (DshError.isInstance(thrown) && isErrorCode(thrown.code) && typeof thrown.name === 'string' && thrown.name !== '') {
+      const message = typeof thrown.message === 'string' && thrown.message !== '' ? thrown.message : `${thrown.name} (${thrown.code})`
+      return failure(callId, thrown.name, thrown.code, message)
+    }
+  } catch {
+    // A hostile error object: treat it like any other thrown value.
+  }
+  if (abortedText !== undefined) return aborted(callId, 'ABORTED', abortedText)
+  return toolFailed(callId, `${whatFailed}: ${describeThrown(thrown)}`)
+}
+
+/**
+ * What a tool body returned, as a result: `ContentBlock[]`, or `{ content, meta }`. Anything else is
+ * `INVALID_RESULT`.
+ */
+export function bodyResult(callId: string, toolName: string, value: unknown): ToolExecutionResult {
+  try {
+    if (Array.isArray(value)) {
+      const problem = contentProblem(value, 'content')
+      if (problem === undefined) return { callId, content: value as ContentBlock[], isError: false }
+      return invalidResult(callId, `Tool ${quote(toolName)} returned invalid content: ${problem}`)
+    }
+    if (typeof value === 'object' && value !== null) {
+      const fields = value as Fields
+      const content = fields.content
+      const problem = contentProblem(content, 'content')
+      if (problem !== undefined) return invalidResult(callId, `Tool ${quote(toolName)} returned invalid content: ${problem}`)
+      const meta = fields.meta
+      const result: ToolExecutionResult = { callId, content: content as ContentBlock[], isError: false }
+      if (meta !== undefined) result.meta = meta
+      return result
+    }
+  } catch (error) {
+    return invalidResult(callId, `Reading the result of tool ${quote(toolName)} threw: ${describeThrown(error)}`)
+  }
+  return invalidResult(
+    callId,
+    `Tool ${quote(toolName)} returned ${describeValue(value)}; a tool returns content blocks or { content, meta }.`,
+  )
+}
+
+function errorInfoProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return `error must be { name, code }, got ${describeValue(value)}`
+  const { name, code } = value as Fields
+  if (typeof name !== 'string' || name === '') return `error.name must be a non-empty string, got ${describeValue(name)}`
+  if (!isErrorCode(code)) return `error.code must be a dsh error code, got ${describeValue(code)}`
+  return undefined
+}
+
+/**
+ * Reads a value as a result, or says what is wrong with it. Fields are read once and copied into a fresh
+ * object with only the result's own fields; `callId` is always the execution's.
+ */
+export function readResult(callId: string, value: unknown): ToolExecutionResult | string {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return describeValue(value)
+  const fields = value as Fields
+  const { content, isError, error, additionalContext, meta } = fields
+  const problem = contentProblem(content, 'content')
+  if (problem !== undefined) return `a result with ${problem}`
+  if (typeof isError !== 'boolean') return `a result whose isError is ${describeValue(isError)}`
+  const result: ToolExecutionResult = { callId, content: content as ContentBlock[], isError }
+  if (isError) {
+    if (error === undefined) {
+      result.error = { name: 'ToolFailedError', code: 'TOOL_FAILED' }
+    } else {
+      const infoProblem = errorInfoProblem(error)
+      if (infoProblem !== undefined) return `a result whose ${infoProblem}`
+      const { name, code } = error as ToolErrorInfo
+      result.error = { name, code }
+    }
+  }
+  if (additionalContext !== undefined) {
+    const contextProblem = hookContextProblem(additionalContext, 'additionalContext')
+    if (contextProblem !== undefined) return `a result whose ${contextProblem}`
+    result.additionalContext = additionalContext as HookContext
+  }
+  if (!isError && meta !== undefined) result.meta = meta
+  return result
+}
+
+/** Results {@link materialize} produced: materializing one again returns it as it is. */
+const materialized = new WeakSet<ToolExecutionResult>()
+
+/** A snapshot failure's message with its path made relative to the result (`content[0].text`, `meta.when`). */
+function relocate(snapshotFailure: JsonSnapshotFailure, field: string): string {
+  const { message, path, segments } = snapshotFailure
+  const suffix = ` (${describeJsonPath(path)})`
+  const detail = message.endsWith(suffix) ? message.slice(0, -suffix.length) : message
+  return `${detail} (${describeJsonPath(formatJsonPath([field, ...segments]))})`
+}
+
+/**
+ * The final result: a detached, deep-frozen, lossless-JSON copy holding exactly the result's fields (`meta` only
+ * on success; `error` always on failure). Each data field is copied first and checked second, so getters cannot
+ * show the check one thing and the copy another. An outcome that is not lossless JSON, or whose shape is wrong,
+ * becomes an `INVALID_RESULT` error result (itself frozen).
+ */
+export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
+  if (materialized.has(draft)) return draft
+  const callId = draft.callId
+  const isError = draft.isError === true
+  const content = snapshotJson(draft.content)
+  if (!content.ok) return materialize(invalidResult(callId, `The result of the call is not lossless JSON: ${relocate(content.error, 'content')}`))
+  const contentIssue = contentProblem(content.value, 'content')
+  if (contentIssue !== undefined) return materialize(invalidResult(callId, `The call produced a result with ${contentIssue}`))
+  const result: ToolExecutionResult = { callId, content: content.value as unknown as ContentBlock[], isError }
+  if (isError) {
+    const error = draft.error ?? { name: 'ToolFailedError', code: 'TOOL_FAILED' }
+    const errorIssue = errorInfoProblem(error)
+    if (errorIssue !== undefined) return materialize(invalidResult(callId, `The call produced a result whose ${errorIssue}`))
+    result.error = Object.freeze({ name: error.name, code: error.code })
+  }
+  if (draft.additionalContext !== undefined) {
+    const context = snapshotJson(draft.additionalContext)
+    if (!context.ok) {
+      return materialize(invalidResult(callId, `The result of the call is not lossless JSON: ${relocate(context.error, 'additionalContext')}`))
+    }
+    const contextIssue = hookContextProblem(context.value, 'additionalContext')
+    if (contextIssue !== undefined) return materialize(invalidResult(callId, `The call produced a result whose ${contextIssue}`))
+    result.additionalContext = context.value as unknown as HookContext
+  }
+  if (!isError && draft.meta !== undefined) {
+    const meta = snapshotJson(draft.meta)
+    if (!meta.ok) return materialize(invalidResult(callId, `The result of the call is not lossless JSON: ${relocate(meta.error, 'meta')}`))
+    result.meta = meta.value
+  }
+  materialized.add(Object.freeze(result))
+  return result
+}

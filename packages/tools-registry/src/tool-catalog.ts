@@ -1,0 +1,172 @@
+import type { Agent, ToolGuard } from '@dsh/tools-core'
+import { quote } from './describe-value.js'
+import { DuplicateToolError } from './duplicate-tool-error.js'
+import type { ToolChange } from './events.js'
+import { admits, type CompiledRestriction } from './restriction.js'
+import type { ToolRecord } from './tool-record.js'
+
+/** One agent's layer: its own tools, its restrictions over the globals, its guards, and its cached view. */
+interface Scope {
+  readonly tools: Map<string, ToolRecord>
+  restrictions: readonly CompiledRestriction[]
+  guards: readonly ToolGuard[]
+  /** Globals admitted by the restrictions and not shadowed, then the scope's own tools; `undefined` when stale. */
+  view: ReadonlyMap<string, ToolRecord> | undefined
+  /** The catalog generation the view was computed at. */
+  viewGeneration: number
+}
+
+const noGuards: readonly ToolGuard[] = Object.freeze([])
+
+function without<T>(list: readonly T[], item: T): readonly T[] {
+  const index = list.indexOf(item)
+  if (index < 0) return list
+  return list.length === 1 ? [] : [...list.slice(0, index), ...list.slice(index + 1)]
+}
+
+/**
+ * The registry's state: the global tool layer and the agent scopes. Lists are copy-on-write, so a pipeline run
+ * that is iterating guards never sees them change under it. Each scope's visible-tool view is cached and
+ * recomputed only after a change (a global change bumps the generation, a scope change drops its own view).
+ */
+export class ToolCatalog {
+  private readonly globals = new Map<string, ToolRecord>()
+  private globalGuardList: readonly ToolGuard[] = noGuards
+  private readonly scopes = new WeakMap<Agent, Scope>()
+  private generation = 0
+
+  constructor(private readonly changed: (change: ToolChange) => void) {}
+
+  /** The tool `name` as `agent` sees it (or as an agent-less call sees it). */
+  resolve(name: string, agent: Agent | undefined): ToolRecord | undefined {
+    if (agent !== undefined) {
+      const scope = this.scopes.get(agent)
+      if (scope !== undefined) return this.view(scope).get(name)
+    }
+    return this.globals.get(name)
+  }
+
+  /** Every tool `agent` sees: the admitted, unshadowed globals in registration order, then its own tools. */
+  visible(agent: Agent | undefined): Iterable<ToolRecord> {
+    if (agent !== undefined) {
+      const scope = this.scopes.get(agent)
+      if (scope !== undefined) return this.view(scope).values()
+    }
+    return this.globals.values()
+  }
+
+  /** The guards that apply to every call. */
+  get globalGuards(): readonly ToolGuard[] {
+    return this.globalGuardList
+  }
+
+  /** The guards of `agent`'s scope. */
+  scopeGuards(agent: Agent | undefined): readonly ToolGuard[] {
+    if (agent === undefined) return noGuards
+    return this.scopes.get(agent)?.guards ?? noGuards
+  }
+
+  /** Throws {@link DuplicateToolError} when `name` is taken in the layer `agent` names (global when undefined). */
+  assertFree(name: string, agent: Agent | undefined): void {
+    const taken = agent === undefined ? this.globals.has(name) : this.scopes.get(agent)?.tools.has(name) === true
+    if (!taken) return
+    const where = agent === undefined ? 'as a global tool' : `in the scope of agent ${quote(String(agent.id))}`
+    throw new DuplicateToolError(
+      name,
+      `Tool ${quote(name)} is already registered ${where}. Dispose the other registration first` +
+        (agent === undefined ? '.' : ', or register under another name.'),
+    )
+  }
+
+  /** Adds a tool to a layer; returns its removal. Call {@link assertFree} first. */
+  addTool(record: ToolRecord, agent: Agent | undefined): () => void {
+    this.assertFree(record.name, agent)
+    if (agent === undefined) {
+      this.globals.set(record.name, record)
+      this.generation++
+    } else {
+      const scope = this.scopeOf(agent)
+      scope.tools.set(record.name, record)
+      scope.view = undefined
+    }
+    this.changed(Object.freeze({ type: 'register', name: record.name, agent }))
+    return () => {
+      if (agent === undefined) {
+        if (this.globals.get(record.name) !== record) return
+        this.globals.delete(record.name)
+        this.generation++
+      } else {
+        const scope = this.scopes.get(agent)
+        if (scope?.tools.get(record.name) !== record) return
+        scope.tools.delete(record.name)
+        scope.view = undefined
+        this.release(agent, scope)
+      }
+      this.changed(Object.freeze({ type: 'unregister', name: record.name, agent }))
+    }
+  }
+
+  /** Adds a restriction to `agent`'s scope; returns its removal. */
+  addRestriction(restriction: CompiledRestriction, agent: Agent): () => void {
+    const scope = this.scopeOf(agent)
+    scope.restrictions = [...scope.restrictions, restriction]
+    scope.view = undefined
+    this.changed(Object.freeze({ type: 'restrict', agent }))
+    return () => {
+      const current = this.scopes.get(agent)
+      if (current === undefined || !current.restrictions.includes(restriction)) return
+      current.restrictions = without(current.restrictions, restriction)
+      current.view = undefined
+      this.release(agent, current)
+      this.changed(Object.freeze({ type: 'unrestrict', agent }))
+    }
+  }
+
+  /** Adds a guard to `agent`'s scope, or a global guard when `agent` is undefined; returns its removal. */
+  addGuard(guard: ToolGuard, agent: Agent | undefined): () => void {
+    // A wrapper gives every registration its own identity, so the same function can be added twice.
+    const entry: ToolGuard = (execution) => guard(execution)
+    if (agent === undefined) {
+      this.globalGuardList = [...this.globalGuardList, entry]
+      return () => {
+        this.globalGuardList = without(this.globalGuardList, entry)
+      }
+    }
+    const scope = this.scopeOf(agent)
+    scope.guards = [...scope.guards, entry]
+    return () => {
+      const current = this.scopes.get(agent)
+      if (current === undefined) return
+      current.guards = without(current.guards, entry)
+      this.release(agent, current)
+    }
+  }
+
+  private scopeOf(agent: Agent): Scope {
+    let scope = this.scopes.get(agent)
+    if (scope === undefined) {
+      scope = { tools: new Map(), restrictions: [], guards: noGuards, view: undefined, viewGeneration: -1 }
+      this.scopes.set(agent, scope)
+    }
+    return scope
+  }
+
+  /** Forgets an empty scope, so calls for that agent take the global fast path again. */
+  private release(agent: Agent, scope: Scope): void {
+    if (scope.tools.size === 0 && scope.restrictions.length === 0 && scope.guards.length === 0) {
+      this.scopes.delete(agent)
+    }
+  }
+
+  private view(scope: Scope): ReadonlyMap<string, ToolRecord> {
+    if (scope.view !== undefined && scope.viewGeneration === this.generation) return scope.view
+    const view = new Map<string, ToolRecord>()
+    for (const [name, record] of this.globals) {
+      if (!scope.tools.has(name) && admits(scope.restrictions, name)) view.set(name, record)
+    }
+    for (const [name, record] of scope.tools) view.set(name, record)
+    scope.view = view
+    scope.viewGeneration = this.generation
+    return view
+  }
+}

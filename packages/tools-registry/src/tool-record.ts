@@ -1,0 +1,167 @@
+import { snapshotJson, type ToolDefinition, type ToolSchema } from '@dsh/tools-core'
+import { describeThrown, describeValue, quote } from './describe-value.js'
+import { InvalidToolDefinitionError } from './invalid-tool-definition-error.js'
+
+/**
+ * The MCP tool annotations the registry understands. A raw MCP tool definition may carry them; `readOnlyHint`
+ * marks a tool whose calls may run in parallel (see {@link ToolRegistration.concurrencySafe}). The other hints are
+ * accepted and ignored.
+ */
+export interface ToolAnnotations {
+  /** A human-readable title. */
+  readonly title?: string | undefined
+  /** The tool does not modify its environment: its calls may run in parallel with other parallel-safe calls. */
+  readonly readOnlyHint?: boolean | undefined
+  /** The tool may perform destructive updates. */
+  readonly destructiveHint?: boolean | undefined
+  /** Calling the tool twice with the same arguments has no further effect. */
+  readonly idempotentHint?: boolean | undefined
+  /** The tool interacts with an open world of external entities. */
+  readonly openWorldHint?: boolean | undefined
+}
+
+/** What `register` accepts: a {@link ToolDefinition}, optionally with MCP {@link ToolAnnotations}. */
+export type ToolRegistration = ToolDefinition & {
+  /** MCP annotations; `readOnlyHint: true` makes the tool parallel-safe unless `concurrencySafe` says otherwise. */
+  readonly annotations?: ToolAnnotations | undefined
+}
+
+/** How calls of a tool may be scheduled within one step: with other parallel-safe calls, or alone and in order. */
+export type ToolExecutionMode = 'parallel' | 'serial'
+
+/** A checked registration: the definition, its frozen model-facing schema, and what the pipeline needs. */
+export interface ToolRecord {
+  readonly name: string
+  /** The definition as registered (never mutated). */
+  readonly definition: ToolDefinition
+  /** The model-facing projection, detached from the definition and deep-frozen. */
+  readonly schema: Readonly<ToolSchema>
+  /** `schema.parameters` serialized once, so `schemas()` can hand out fresh copies cheaply. */
+  readonly parametersJson: string
+  /** The body as it was when registered. */
+  readonly execute: ToolDefinition['execute']
+  readonly mode: ToolExecutionMode
+}
+
+const namePattern = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
+const maxTimeoutMs = 2_147_483_647
+
+function invalid(field: string, message: string, cause?: unknown): InvalidToolDefinitionError {
+  return new InvalidToolDefinitionError(field, message, cause === undefined ? undefined : { cause })
+}
+
+function read(definition: object, key: string): unknown {
+  try {
+    return (definition as Record<string, unknown>)[key]
+  } catch (error) {
+    throw invalid(key, `Reading the tool definition's "${key}" threw: ${describeThrown(error)}`, error)
+  }
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== 'string') {
+    throw invalid('name', `A tool name must be a string, got ${describeValue(name)}`)
+  }
+  if (!namePattern.test(name)) {
+    throw invalid(
+      'name',
+      `Tool name ${quote(name)} is not accepted by model providers: it must match ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ ` +
+        '(a letter or underscore, then up to 63 letters, digits, underscores or hyphens)',
+    )
+  }
+  return name
+}
+
+function checkParameters(name: string, parameters: unknown): ToolSchema['parameters'] {
+  const snapshot = snapshotJson(parameters)
+  if (!snapshot.ok) {
+    const field = snapshot.error.path === '' ? 'parameters' : `parameters.${snapshot.error.path}`
+    throw invalid(field, `The parameters of tool ${quote(name)} are not lossless JSON: ${snapshot.error.message}`)
+  }
+  const value = snapshot.value
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid('parameters', `The parameters of tool ${quote(name)} must be a JSON Schema object, got ${describeValue(value)}`)
+  }
+  if ((value as Record<string, unknown>).type !== 'object') {
+    throw invalid(
+      'parameters.type',
+      `The parameters of tool ${quote(name)} must be an object schema ({ type: 'object', … }), ` +
+        `got type ${describeValue((value as Record<string, unknown>).type)}`,
+    )
+  }
+  return value as ToolSchema['parameters']
+}
+
+function checkTimeout(name: string, timeoutMs: unknown): void {
+  if (timeoutMs === undefined) return
+  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > maxTimeoutMs) {
+    throw invalid(
+      'timeoutMs',
+      `The timeoutMs of tool ${quote(name)} must be a positive integer of at most ${maxTimeoutMs} milliseconds, ` +
+        `got ${describeValue(timeoutMs)}`,
+    )
+  }
+}
+
+function optionalBoolean(field: string, name: string, value: unknown): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value
+  throw invalid(field, `The ${field} of tool ${quote(name)} must be a boolean, got ${describeValue(value)}`)
+}
+
+function optionalFunction(field: string, name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'function') {
+    throw invalid(field, `The ${field} of tool ${quote(name)} must be a function, got ${describeValue(value)}`)
+  }
+}
+
+function checkMode(definition: object, name: string): ToolExecutionMode {
+  const declared = optionalBoolean('concurrencySafe', name, read(definition, 'concurrencySafe'))
+  const annotations = read(definition, 'annotations')
+  let readOnly: boolean | undefined
+  if (annotations !== undefined) {
+    if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) {
+      throw invalid('annotations', `The annotations of tool ${quote(name)} must be an object, got ${describeValue(annotations)}`)
+    }
+    readOnly = optionalBoolean('annotations.readOnlyHint', name, read(annotations, 'readOnlyHint'))
+  }
+  return (declared ?? readOnly) === true ? 'parallel' : 'serial'
+}
+
+/**
+ * Checks a definition the way a model provider would check its schema later, and records what the pipeline
+ * needs. The definition is read once, field by field, and never mutated; the model-facing parameters are a
+ * detached deep-frozen snapshot. Throws {@link InvalidToolDefinitionError}.
+ */
+export function createToolRecord(definition: unknown): ToolRecord {
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+    throw invalid('', `A tool definition must be an object, got ${describeValue(definition)}`)
+  }
+  const name = checkName(read(definition, 'name'))
+  const description = read(definition, 'description')
+  if (typeof description !== 'string') {
+    throw invalid('description', `The description of tool ${quote(name)} must be a string, got ${describeValue(description)}`)
+  }
+  const parameters = checkParameters(name, read(definition, 'parameters'))
+  const execute = read(definition, 'execute')
+  if (typeof execute !== 'function') {
+    throw invalid('execute', `The execute of tool ${quote(name)} must be a function, got ${describeValue(execute)}`)
+  }
+  checkTimeout(name, read(definition, 'timeoutMs'))
+  optionalFunction('presentCall', name, read(definition, 'presentCall'))
+  optionalFunction('presentResult', name, read(definition, 'presentResult'))
+  const mode = checkMode(definition, name)
+  let parametersJson: string
+  try {
+    parametersJson = JSON.stringify(parameters)
+  } catch (error) {
+    throw invalid('parameters', `The parameters of tool ${quote(name)} cannot be serialized: ${describeThrown(error)}`, error)
+  }
+  return {
+    name,
+    definition: definition as ToolDefinition,
+    schema: Object.freeze({ name, description, parameters }),
+    parametersJson,
+    execute: execute as ToolDefinition['execute'],
+    mode,
+  }
+}

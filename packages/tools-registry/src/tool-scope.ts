@@ -1,0 +1,166 @@
+import type {
+  Agent,
+  ToolDefinition,
+  ToolExecutionInput,
+  ToolExecutionResult,
+  ToolGuard,
+  ToolRestriction,
+  ToolSchema,
+} from '@dsh/tools-core'
+import type { Context } from 'cordis'
+import { describeValue, quote } from './describe-value.js'
+import { InvalidToolPolicyError } from './invalid-tool-policy-error.js'
+import type { ExecutionPipeline } from './pipeline.js'
+import { compileRestriction } from './restriction.js'
+import type { ToolCatalog } from './tool-catalog.js'
+import { createToolRecord, type ToolExecutionMode, type ToolRecord, type ToolRegistration } from './tool-record.js'
+
+/** A call as a scope runs it: the agent is the scope's. */
+export type ScopedToolExecutionInput = Omit<ToolExecutionInput, 'agent'>
+
+/** The part of a call that decides which tool it reaches. */
+export interface ToolCallTarget {
+  /** The tool's name. */
+  readonly name: string
+  /** The agent whose view of the tools applies (the global view when absent). */
+  readonly agent?: Agent | undefined
+}
+
+/**
+ * One agent's view of the registry, from `ctx.tools.scope(agent)`. Tools registered here are the agent's own (they
+ * shadow a global tool of the same name and are exempt from the agent's restrictions); restrictions filter the
+ * global tools the agent inherits; guards run for every call of the agent after the global guards.
+ *
+ * The scope belongs to the fiber that created it: everything registered through it is an effect of that fiber
+ * and is undone when the fiber is disposed (hot unload), or earlier by the returned disposers or {@link dispose}.
+ */
+export interface ToolScope {
+  /** The agent this scope is for. Scopes are keyed by the agent object's identity, not by its `id`. */
+  readonly agent: Agent
+  /**
+   * Registers a tool of this agent only. Throws `InvalidToolDefinitionError`, or `DuplicateToolError` when the
+   * agent already has a tool of that name. Returns the disposer.
+   */
+  register(definition: ToolRegistration): () => void
+  /**
+   * Restricts which global tools the agent sees (and can call): with `allow`, only the listed ones; with `deny`,
+   * all but the listed ones, including globals registered later. Several restrictions intersect. The agent's own
+   * tools are exempt. Returns the disposer.
+   */
+  restrict(restriction: ToolRestriction): () => void
+  /** Adds a deny-only guard for the agent's calls, run after the global guards. Returns the disposer. */
+  guard(guard: ToolGuard): () => void
+  /** The tool `name` as the agent sees it, or `undefined`. */
+  get(name: string): ToolDefinition | undefined
+  /** The model-facing schemas of every tool the agent sees, as fresh copies. */
+  schemas(): ToolSchema[]
+  /** Runs a call for this agent. Never rejects. */
+  execute(input: ScopedToolExecutionInput): Promise<ToolExecutionResult>
+  /** Whether a call of this agent may run in parallel with other parallel-safe calls. */
+  executionMode(call: Pick<ToolCallTarget, 'name'>): ToolExecutionMode
+  /** Undoes everything registered through this scope so far. The scope stays usable. */
+  dispose(): void
+}
+
+/** The registry internals a scope (and the registry itself) works with. */
+export interface RegistryInternals {
+  readonly catalog: ToolCatalog
+  readonly pipeline: ExecutionPipeline
+}
+
+/** Runs `apply` as an effect of `ctx`'s fiber and returns a plain disposer. */
+export function fiberEffect(ctx: Context, label: string, apply: () => () => void): () => void {
+  const dispose = ctx.effect(apply, label)
+  return () => {
+    void dispose()
+  }
+}
+
+/** The model-facing projection of each record, as fresh copies (never the registered objects). */
+export function projectSchemas(records: Iterable<ToolRecord>): ToolSchema[] {
+  const schemas: ToolSchema[] = []
+  for (const record of records) {
+    schemas.push({
+      name: record.name,
+      description: record.schema.description,
+      parameters: JSON.parse(record.parametersJson) as ToolSchema['parameters'],
+    })
+  }
+  return schemas
+}
+
+/** Checks that a guard is a function. Throws {@link InvalidToolPolicyError}. */
+export function checkGuard(guard: unknown): ToolGuard {
+  if (typeof guard !== 'function') {
+    throw new InvalidToolPolicyError(`A guard must be a function (execution) => reason | undefined, got ${describeValue(guard)}`)
+  }
+  return guard as ToolGuard
+}
+
+/** Checks that an agent is an object with an id. Throws {@link InvalidToolPolicyError}. */
+export function checkAgent(agent: unknown): Agent {
+  if (typeof agent !== 'object' || agent === null) {
+    throw new InvalidToolPolicyError(`A scope needs an agent object, got ${describeValue(agent)}`)
+  }
+  return agent as Agent
+}
+
+/** The {@link ToolScope} implementation. */
+export class AgentToolScope implements ToolScope {
+  private readonly disposers = new Set<() => void>()
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly internals: RegistryInternals,
+    readonly agent: Agent,
+  ) {}
+
+  register(definition: ToolRegistration): () => void {
+    const record = createToolRecord(definition)
+    const { catalog } = this.internals
+    catalog.assertFree(record.name, this.agent)
+    return this.track(`tools.scope().register(${quote(record.name)})`, () => catalog.addTool(record, this.agent))
+  }
+
+  restrict(restriction: ToolRestriction): () => void {
+    const compiled = compileRestriction(restriction)
+    const { catalog } = this.internals
+    return this.track('tools.scope().restrict()', () => catalog.addRestriction(compiled, this.agent))
+  }
+
+  guard(guard: ToolGuard): () => void {
+    const checked = checkGuard(guard)
+    const { catalog } = this.internals
+    return this.track('tools.scope().guard()', () => catalog.addGuard(checked, this.agent))
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.internals.catalog.resolve(name, this.agent)?.definition
+  }
+
+  schemas(): ToolSchema[] {
+    return projectSchemas(this.internals.catalog.visible(this.agent))
+  }
+
+  execute(input: ScopedToolExecutionInput): Promise<ToolExecutionResult> {
+    return this.internals.pipeline.run(input, this.agent)
+  }
+
+  executionMode(call: Pick<ToolCallTarget, 'name'>): ToolExecutionMode {
+    return this.internals.catalog.resolve(call.name, this.agent)?.mode ?? 'serial'
+  }
+
+  dispose(): void {
+    for (const dispose of [...this.disposers].reverse()) dispose()
+  }
+
+  private track(label: string, apply: () => () => void): () => void {
+    const dispose = fiberEffect(this.ctx, label, apply)
+    const tracked = (): void => {
+      this.disposers.delete(tracked)
+      dispose()
+    }
+    this.disposers.add(tracked)
+    return tracked
+  }
+}
