@@ -78,6 +78,11 @@ describe('contract types', () => {
     expectTypeOf<ToolDefinition>().toExtend<ToolSchema>()
     expectTypeOf<keyof ToolSchema>().toEqualTypeOf<'name' | 'description' | 'parameters'>()
     expectTypeOf<ToolSchema['parameters']['type']>().toEqualTypeOf<'object'>()
+    const frozen = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } as const
+    expectTypeOf(frozen).toExtend<ToolSchema['parameters']>()
+    expectTypeOf<{ type: 'object'; properties: { a: { type: 'string' } } }>().toExtend<ToolSchema['parameters']>()
+    expectTypeOf<{ type: 'array' }>().not.toExtend<ToolSchema['parameters']>()
+    expectTypeOf<{ type: 'object'; bad: undefined }>().not.toExtend<ToolSchema['parameters']>()
     expectTypeOf<ToolGuard>().returns.toEqualTypeOf<string | undefined>()
     expectTypeOf<ToolExecutionResult['error']>().toEqualTypeOf<{ name: string; code: ErrorCode } | undefined>()
   })

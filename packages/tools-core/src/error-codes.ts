@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'DUPLICATE_TOOL',
   'INVALID_CONFIG',
   // policy
+  'INVALID_CALL',
   'UNKNOWN_TOOL',
   'DENIED',
   'GUARD_DENIED',
@@ -37,6 +38,7 @@ export const ERROR_CODES = [
   'TASK_LIMIT',
   // presentation
   'UNKNOWN_CARD',
+  'INVALID_CARD',
 ] as const
 
 /** A machine-routable error code. See {@link ERROR_CODES}. */

@@ -79,51 +79,130 @@ function store(copy: unknown[] | Record<string, unknown>, key: JsonPathSegment, 
 
 /**
  * One iterative walk that checks, and in copy mode copies and freezes, in a single pass. An explicit stack
- * means any depth works; failure paths are built from the stack only when something fails.
+ * means any depth works; failure paths are built from the stack only when something fails. A class (not
+ * closures) so a walk allocates one object, which matters for the small arguments most calls carry.
  */
-function walk(root: unknown, copying: boolean): JsonSnapshotResult {
-  const stack: Frame[] = []
-  let ancestors: Set<object> | undefined
-  let shared: Map<object, unknown> | undefined
-  let containers = 0
-  let key: JsonPathSegment | undefined
-  let extra: JsonPathSegment | undefined
-  let reason: NonJsonReason = 'threw'
-  let detail = ''
+class Walk {
+  private readonly stack: Frame[] = []
+  private ancestors: Set<object> | undefined = undefined
+  private shared: Map<object, unknown> | undefined = undefined
+  private containers = 0
+  private extra: JsonPathSegment | undefined = undefined
+  private reason: NonJsonReason = 'threw'
+  private detail = ''
 
-  const fail = (why: NonJsonReason, text: string, at?: JsonPathSegment): typeof FAILED => {
-    reason = why
-    detail = text
-    extra = at
+  constructor(private readonly copying: boolean) {}
+
+  run(root: unknown): JsonSnapshotResult {
+    const stack = this.stack
+    let key: JsonPathSegment | undefined
+    try {
+      let result = this.step(root, undefined)
+      while (result === PENDING) {
+        const frame = stack[stack.length - 1] as Frame
+        if (frame.index < frame.length) {
+          const index = frame.index++
+          let child: unknown
+          if (frame.keys === undefined) {
+            key = index
+            child = frame.source[index]
+            if (child === undefined && !(index in frame.source)) {
+              result = this.fail('sparse-array', 'a hole in a sparse array is not JSON')
+              break
+            }
+          } else {
+            key = frame.keys[index] as string
+            child = frame.source[key]
+          }
+          const stepped = this.step(child, key)
+          if (stepped === FAILED) result = FAILED
+          else if (stepped !== PENDING && frame.copy !== undefined) {
+            if (frame.keys === undefined) (frame.copy as unknown[]).push(stepped)
+            else store(frame.copy, key, stepped)
+          }
+        } else {
+          stack.pop()
+          this.ancestors?.delete(frame.source)
+          const done = frame.copy === undefined ? true : Object.freeze(frame.copy)
+          this.shared?.set(frame.source, done)
+          const parent = stack[stack.length - 1]
+          if (parent === undefined) result = done
+          else if (parent.copy !== undefined) store(parent.copy, frame.key as JsonPathSegment, done)
+        }
+      }
+      if (result !== FAILED) return { ok: true, value: result as ReadonlyJsonValue }
+    } catch (error) {
+      let message: string
+      try {
+        message = error instanceof Error ? error.message : String(error)
+      } catch {
+        message = 'an unprintable value'
+      }
+      this.fail('threw', `reading the value threw: ${message}`)
+    }
+    const segments = stack.slice(1).map((frame) => frame.key as JsonPathSegment)
+    if (key !== undefined) segments.push(key)
+    if (this.extra !== undefined) segments.push(this.extra)
+    const path = formatJsonPath(segments)
+    return { ok: false, error: { path, segments, reason: this.reason, message: `${this.detail} (${describeJsonPath(path)})` } }
+  }
+
+  private fail(why: NonJsonReason, text: string, at?: JsonPathSegment): typeof FAILED {
+    this.reason = why
+    this.detail = text
+    this.extra = at
     return FAILED
   }
 
-  const isAncestor = (value: object): boolean => {
-    if (ancestors !== undefined) return ancestors.has(value)
+  private step(value: unknown, key: JsonPathSegment | undefined): unknown {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        return value
+      case 'number':
+        if (value === 0 ? 1 / value > 0 : value - value === 0) return value
+        return value === 0
+          ? this.fail('negative-zero', '-0 is not lossless JSON (it would become 0)')
+          : this.fail('non-finite-number', `${value} is not a JSON number`)
+      case 'object':
+        return value === null ? null : this.enter(value, key)
+      case 'bigint':
+        return this.fail('bigint', `the BigInt ${value}n is not a JSON number`)
+      default:
+        return this.fail(
+          typeof value as NonJsonReason,
+          `${typeof value === 'function' ? 'a function' : typeof value === 'symbol' ? 'a symbol' : 'undefined'} is not JSON`,
+        )
+    }
+  }
+
+  private isAncestor(value: object): boolean {
+    if (this.ancestors !== undefined) return this.ancestors.has(value)
+    const stack = this.stack
     for (let index = stack.length - 1; index >= 0; index -= 1) if ((stack[index] as Frame).source === value) return true
     return false
   }
 
-  const enter = (value: object, key: JsonPathSegment | undefined): unknown => {
-    if (isAncestor(value)) return fail('cycle', 'a cycle (the value contains itself) is not JSON')
-    if (shared !== undefined) {
-      const known = shared.get(value)
+  private enter(value: object, key: JsonPathSegment | undefined): unknown {
+    if (this.isAncestor(value)) return this.fail('cycle', 'a cycle (the value contains itself) is not JSON')
+    if (this.shared !== undefined) {
+      const known = this.shared.get(value)
       if (known !== undefined) return known
-    } else if (++containers > SHARE_AFTER) shared = new Map()
+    } else if (++this.containers > SHARE_AFTER) this.shared = new Map()
     const proto: unknown = Object.getPrototypeOf(value)
     let keys: string[] | undefined
     let length: number
     if (Array.isArray(value)) {
       if (proto !== Array.prototype && !Array.isArray(proto)) {
-        return fail('class-instance', 'an instance of an Array subclass is not JSON')
+        return this.fail('class-instance', 'an instance of an Array subclass is not JSON')
       }
       length = value.length
       const own = Reflect.ownKeys(value)
       if (own.length !== length + 1) {
         for (const name of own) {
-          if (typeof name === 'symbol') return fail('symbol-key', `an array with a symbol key (${String(name)}) is not JSON`)
+          if (typeof name === 'symbol') return this.fail('symbol-key', `an array with a symbol key (${String(name)}) is not JSON`)
           if (name !== 'length' && !arrayIndex.test(name)) {
-            return fail('decorated-array', `an array with an extra property "${name}" is not JSON`, name)
+            return this.fail('decorated-array', `an array with an extra property "${name}" is not JSON`, name)
           }
         }
         // Fewer keys than indices: a hole, which the walk reports at its index.
@@ -131,7 +210,7 @@ function walk(root: unknown, copying: boolean): JsonSnapshotResult {
     } else {
       if (proto !== Object.prototype && proto !== null && !isObjectPrototype(proto as object)) {
         const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name
-        return fail(
+        return this.fail(
           'class-instance',
           `${typeof name === 'string' && name ? `a ${name}` : 'an object with a custom prototype'} is not JSON (only plain objects and arrays are)`,
         )
@@ -140,94 +219,26 @@ function walk(root: unknown, copying: boolean): JsonSnapshotResult {
       length = keys.length
       if (Object.getOwnPropertyNames(value).length !== length || Object.getOwnPropertySymbols(value).length > 0) {
         for (const name of Reflect.ownKeys(value)) {
-          if (typeof name === 'symbol') return fail('symbol-key', `a symbol key (${String(name)}) is not JSON`)
+          if (typeof name === 'symbol') return this.fail('symbol-key', `a symbol key (${String(name)}) is not JSON`)
           if (!Object.prototype.propertyIsEnumerable.call(value, name)) {
-            return fail('non-enumerable-key', `a non-enumerable property "${name}" would be lost in JSON`, name)
+            return this.fail('non-enumerable-key', `a non-enumerable property "${name}" would be lost in JSON`, name)
           }
         }
       }
     }
+    const stack = this.stack
     stack.push({
       source: value as Record<string, unknown>,
-      copy: copying ? (keys === undefined ? [] : {}) : undefined,
+      copy: this.copying ? (keys === undefined ? [] : {}) : undefined,
       keys,
       length,
       index: 0,
       key,
     })
-    if (ancestors !== undefined) ancestors.add(value)
-    else if (stack.length > DEEP) ancestors = new Set(stack.map((frame) => frame.source))
+    if (this.ancestors !== undefined) this.ancestors.add(value)
+    else if (stack.length > DEEP) this.ancestors = new Set(stack.map((frame) => frame.source))
     return PENDING
   }
-
-  const step = (value: unknown, key?: JsonPathSegment): unknown => {
-    switch (typeof value) {
-      case 'string':
-      case 'boolean':
-        return value
-      case 'number':
-        if (value === 0 ? 1 / value > 0 : value - value === 0) return value
-        return value === 0
-          ? fail('negative-zero', '-0 is not lossless JSON (it would become 0)')
-          : fail('non-finite-number', `${value} is not a JSON number`)
-      case 'object':
-        return value === null ? null : enter(value, key)
-      case 'bigint':
-        return fail('bigint', `the BigInt ${value}n is not a JSON number`)
-      default:
-        return fail(typeof value as NonJsonReason, `${typeof value === 'function' ? 'a function' : typeof value === 'symbol' ? 'a symbol' : 'undefined'} is not JSON`)
-    }
-  }
-
-  try {
-    let result = step(root)
-    while (result === PENDING) {
-      const frame = stack[stack.length - 1] as Frame
-      if (frame.index < frame.length) {
-        const index = frame.index++
-        let child: unknown
-        if (frame.keys === undefined) {
-          key = index
-          child = frame.source[index]
-          if (child === undefined && !(index in frame.source)) {
-            result = fail('sparse-array', 'a hole in a sparse array is not JSON')
-            break
-          }
-        } else {
-          key = frame.keys[index] as string
-          child = frame.source[key]
-        }
-        const stepped = step(child, key)
-        if (stepped === FAILED) result = FAILED
-        else if (stepped !== PENDING && frame.copy !== undefined) {
-          if (frame.keys === undefined) (frame.copy as unknown[]).push(stepped)
-          else store(frame.copy, key, stepped)
-        }
-      } else {
-        stack.pop()
-        ancestors?.delete(frame.source)
-        const done = frame.copy === undefined ? true : Object.freeze(frame.copy)
-        shared?.set(frame.source, done)
-        const parent = stack[stack.length - 1]
-        if (parent === undefined) result = done
-        else if (parent.copy !== undefined) store(parent.copy, frame.key as JsonPathSegment, done)
-      }
-    }
-    if (result !== FAILED) return { ok: true, value: result as ReadonlyJsonValue }
-  } catch (error) {
-    let message: string
-    try {
-      message = error instanceof Error ? error.message : String(error)
-    } catch {
-      message = 'an unprintable value'
-    }
-    fail('threw', `reading the value threw: ${message}`)
-  }
-  const segments = stack.slice(1).map((frame) => frame.key as JsonPathSegment)
-  if (key !== undefined) segments.push(key)
-  if (extra !== undefined) segments.push(extra)
-  const path = formatJsonPath(segments)
-  return { ok: false, error: { path, segments, reason, message: `${detail} (${describeJsonPath(path)})` } }
 }
 
 /**
@@ -242,12 +253,16 @@ function walk(root: unknown, copying: boolean): JsonSnapshotResult {
  * limited only by memory (the walk uses an explicit stack, not recursion).
  */
 export function snapshotJson(value: unknown): JsonSnapshotResult {
-  return walk(value, true)
+  // Scalars need no walk: answer without allocating one.
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'string' || typeof value === 'boolean' || value === null) return { ok: true, value }
+  }
+  return new Walk(true).run(value)
 }
 
 /** True when `value` is lossless JSON by the rules of {@link snapshotJson}. Never throws. */
 export function isJsonValue(value: unknown): value is ReadonlyJsonValue {
-  return walk(value, false).ok
+  return new Walk(false).run(value).ok
 }
 
 /** Like {@link snapshotJson}, but throws a {@link NonJsonValueError} (code `NON_JSON_VALUE`) on failure. */

@@ -1,14 +1,17 @@
 import type { Agent } from './agent.js'
 import type { ContentBlock } from './content.js'
 import type { ToolErrorInfo } from './dsh-error.js'
-import type { JsonObject } from './json.js'
+import type { ReadonlyJsonValue } from './json.js'
 import type { ToolCallView, ToolResultView } from './presentation.js'
 
 /** The id a model gave one tool call; results are matched to calls by it. */
 export type CallId = string
 
-/** The JSON Schema of a tool's arguments: an object schema, sent to the model verbatim. */
-export type ToolParametersSchema = JsonObject & { type: 'object' }
+/**
+ * The JSON Schema of a tool's arguments: an object schema, sent to the model verbatim. Readonly so that frozen
+ * and `as const` schemas are accepted; mutable JSON objects are too.
+ */
+export type ToolParametersSchema = { readonly [keyword: string]: ReadonlyJsonValue } & { readonly type: 'object' }
 
 /** The model-facing part of a tool: exactly what a model request carries. */
 export interface ToolSchema {
