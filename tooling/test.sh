@@ -23,6 +23,9 @@ turbo run build typecheck test --output-logs=new-only --concurrency=2
 echo "== type-check everything (tsc --build)"
 tsc --build
 
+echo "== docs (every TypeScript block type-checks against the built packages)"
+node tooling/docs-check/check-docs.mjs
+
 echo "== package checks (publint, attw)"
 node tooling/check-packages.mjs
 
