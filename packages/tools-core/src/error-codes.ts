@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   'SPAWN_FAILED',
   'UNKNOWN_TASK',
   'TASK_LIMIT',
+  // testing
+  'HOT_UNLOAD_LEAK',
   // presentation
   'UNKNOWN_CARD',
   'INVALID_CARD',

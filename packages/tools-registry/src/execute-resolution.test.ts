@@ -77,3 +77,73 @@ describe('execute() resolves the tool before any policy', () => {
     expect(write.calls).toHaveLength(0)
   })
 })
+
+describe('definitionOf(exec): the definition the pipeline resolved for a call', () => {
+  it('is the registered object, in every stage from pre-execute to the result observers', async () => {
+    const { ctx, tools } = await createHarness()
+    const read = tool('read', { timeoutMs: 250 })
+    tools.register(read)
+    tools.register(tool('write'))
+    const seen: Record<string, unknown> = {}
+    ctx.on('tools/pre-execute', (exec, next) => ((seen.pre = tools.definitionOf(exec)), next()))
+    ctx.on('tools/execute', (exec, next) => ((seen.execute = tools.definitionOf(exec)), next()))
+    ctx.on('tools/post-execute', (exec, _result, next) => ((seen.post = tools.definitionOf(exec)), next()))
+    ctx.on('tools/result', (exec) => void (seen.result = tools.definitionOf(exec)))
+    await tools.execute(call('read'))
+    expect(seen).toEqual({ pre: read, execute: read, post: read, result: read })
+    expect(Object.values(seen).every((definition) => definition === read)).toBe(true)
+    expect(tools.definitionOf === tools.definitionOf).toBe(true)
+  })
+
+  it('stays the tool that runs when the registry changes during policy', async () => {
+    const { ctx, tools } = await createHarness()
+    const original = tool('read', { timeoutMs: 100 })
+    const dispose = tools.register(original)
+    const replacement = tool('read', { timeoutMs: 9000 })
+    let atDispatch: unknown
+    ctx.on('tools/pre-execute', async (_exec, next) => {
+      dispose()
+      tools.register(replacement)
+      return next()
+    })
+    ctx.on('tools/execute', (exec, next) => ((atDispatch = tools.definitionOf(exec)), next()))
+    await tools.execute(call('read'))
+    expect(atDispatch).toBe(original)
+    expect(tools.get('read')).toBe(replacement)
+  })
+
+  it('is the agent\'s own tool when it shadows a global one', async () => {
+    const { ctx, tools } = await createHarness()
+    const alice = agent('alice')
+    const global = tool('read')
+    const own = tool('read')
+    tools.register(global)
+    tools.scope(alice).register(own)
+    const seen: unknown[] = []
+    ctx.on('tools/execute', (exec, next) => (seen.push(tools.definitionOf(exec)), next()))
+    await tools.execute(call('read', {}, { agent: alice }))
+    await tools.execute(call('read'))
+    expect(seen).toEqual([own, global])
+    expect(seen[0]).toBe(own)
+    expect(seen[1]).toBe(global)
+  })
+
+  it('is undefined for calls that ended before resolution, and for objects that are not executions', async () => {
+    const { ctx, tools } = await createHarness()
+    tools.register(tool('read'))
+    const seen: Array<[string, unknown]> = []
+    ctx.on('tools/result', (exec, result) => void seen.push([result.error?.code ?? 'ok', tools.definitionOf(exec)]))
+    await tools.execute(call('ghost'))
+    await tools.execute(call('read', { when: new Date(0) }))
+    await tools.execute({ callId: 7, name: 'read', arguments: {} } as never)
+    expect(seen).toEqual([
+      ['UNKNOWN_TOOL', undefined],
+      ['NON_JSON_VALUE', undefined],
+      ['TOOL_FAILED', undefined],
+    ])
+    const lookalike = { callId: 'c', name: 'read', arguments: {}, token: Symbol('t'), signal: new AbortController().signal }
+    expect(tools.definitionOf(lookalike as never)).toBeUndefined()
+    expect(tools.definitionOf(null as never)).toBeUndefined()
+    expect(tools.definitionOf('read' as never)).toBeUndefined()
+  })
+})

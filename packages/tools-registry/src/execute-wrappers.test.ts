@@ -264,3 +264,34 @@ describe('a wrapper may swap exec.signal only; the caller\'s signal is restored'
     expect(read.calls).toEqual([])
   })
 })
+
+describe('a wrapper that returns before its next() settles', () => {
+  it('regression: the inner wrapper\'s late return does not hand its signal to the outer wrappers still running', async () => {
+    const { ctx, tools } = await createHarness()
+    const outerSignal = new AbortController().signal
+    const innerSignal = new AbortController().signal
+    let release: () => void = () => undefined
+    const bodyDone = new Promise<void>((resolve) => (release = resolve))
+    let lateResult: Promise<ToolExecutionResult> | undefined
+    const seen: AbortSignal[] = []
+    tools.register(tool('slow', { execute: async () => (await bodyDone, [{ type: 'text', text: 'late' }]) }))
+    ctx.on('tools/execute', async (exec, next) => {
+      exec.signal = outerSignal
+      const result = await next() // the middle wrapper gives up early
+      seen.push(exec.signal)
+      release()
+      await lateResult // the inner wrapper and the body finish now
+      seen.push(exec.signal)
+      return result
+    })
+    ctx.on('tools/execute', (exec, next) => {
+      exec.signal = innerSignal
+      lateResult = next()
+      return { callId: exec.callId, content: [{ type: 'text', text: 'gave up' }], isError: true }
+    })
+    ctx.on('tools/execute', (_exec, next) => next())
+    const result = await tools.execute(call('slow'))
+    expect(textOf(result)).toBe('gave up')
+    expect(seen).toEqual([outerSignal, outerSignal])
+  })
+})

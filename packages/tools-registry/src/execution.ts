@@ -1,4 +1,10 @@
-import { createToolExecutionToken, type Agent, type ToolExecution, type ToolExecutionToken } from '@dsh/tools-core'
+import {
+  createToolExecutionToken,
+  type Agent,
+  type ToolDefinition,
+  type ToolExecution,
+  type ToolExecutionToken,
+} from '@dsh/tools-core'
 import { describeValue } from './describe-value.js'
 
 const POLICY = 0
@@ -36,6 +42,10 @@ export class PipelineExecution implements ToolExecution {
   #swapped: AbortSignal | undefined = undefined
   #idle: AbortSignal | undefined = undefined
   #stage = POLICY
+  /** How many `tools/execute` wrapper levels have been entered and have not returned yet. */
+  #depth = 0
+  /** The definition resolved at stage 2, kept for {@link PipelineExecution.definitionOf}. */
+  #definition: ToolDefinition | undefined = undefined
 
   constructor(
     callId: string,
@@ -72,6 +82,16 @@ export class PipelineExecution implements ToolExecution {
     this.#swapped = value
   }
 
+  /** Records the definition the call resolved to (once, at resolution; the private field is outside the freeze). */
+  static resolved(exec: PipelineExecution, definition: ToolDefinition): void {
+    exec.#definition = definition
+  }
+
+  /** The definition `value` resolved to, when it is an execution of this class that got that far. */
+  static definitionOf(value: unknown): ToolDefinition | undefined {
+    return typeof value === 'object' && value !== null && #definition in value ? value.#definition : undefined
+  }
+
   /** True when the signal the call runs under, or the caller's own signal, has fired. */
   static aborted(exec: PipelineExecution): boolean {
     return exec.#swapped?.aborted === true || exec.#caller?.aborted === true
@@ -82,14 +102,25 @@ export class PipelineExecution implements ToolExecution {
     return exec.#swapped?.aborted === true ? exec.#swapped.reason : exec.#caller?.reason
   }
 
-  /** The signal a wrapper swapped in, if any (to restore it later). */
-  static swapped(exec: PipelineExecution): AbortSignal | undefined {
+  /**
+   * Enters wrapper level `level` (0 for the outermost) and returns the signal it receives, to restore when it
+   * returns.
+   */
+  static enter(exec: PipelineExecution, level: number): AbortSignal | undefined {
+    exec.#depth = level + 1
     return exec.#swapped
   }
 
-  /** Puts back a swapped signal; ignored once the dispatch stage is over (a late wrapper cannot leak into it). */
-  static restore(exec: PipelineExecution, swapped: AbortSignal | undefined): void {
-    if (exec.#stage === DISPATCH) exec.#swapped = swapped
+  /**
+   * Wrapper level `level` returned: puts back the signal it received. Ignored once the dispatch stage is over, and
+   * for a level that returns after a level around it already has (a wrapper may return without waiting for
+   * `next()`, as a timeout policy abandoning a call does): its late restore would hand its own signal to the outer
+   * wrappers still running.
+   */
+  static leave(exec: PipelineExecution, level: number, received: AbortSignal | undefined): void {
+    if (exec.#stage !== DISPATCH || exec.#depth <= level) return
+    exec.#depth = level
+    exec.#swapped = received
   }
 
   /** Opens the dispatch stage: wrappers may now swap the signal. */

@@ -181,6 +181,7 @@ export class ExecutionPipeline {
     const { catalog, hooks } = this.host
     const record = catalog.resolve(exec.name, exec.agent)
     if (record === undefined) return notFound(exec.callId, this.unknownToolText(exec))
+    PipelineExecution.resolved(exec, record.definition)
     if (PipelineExecution.aborted(exec)) return this.abortedBeforeDispatch(exec)
 
     const pre = hooks.select('tools/pre-execute')
@@ -375,7 +376,7 @@ export class ExecutionPipeline {
   private wrapLevel(exec: PipelineExecution, record: ToolRecord, hooks: readonly Hook[], index: number): Promise<ToolExecutionResult> {
     const hook = hooks[index]
     if (hook === undefined) return this.dispatch(exec, record).then(this.markChecked)
-    const received = PipelineExecution.swapped(exec)
+    const received = PipelineExecution.enter(exec, index)
     let called = false
     const next = (): Promise<ToolExecutionResult> => {
       if (called) throw new Error('next() called multiple times')
@@ -383,11 +384,11 @@ export class ExecutionPipeline {
       return this.wrapLevel(exec, record, hooks, index + 1)
     }
     const settle = (value: unknown): ToolExecutionResult => {
-      PipelineExecution.restore(exec, received)
+      PipelineExecution.leave(exec, index, received)
       return this.readWrapperResult(exec, value)
     }
     const threw = (error: unknown): ToolExecutionResult => {
-      PipelineExecution.restore(exec, received)
+      PipelineExecution.leave(exec, index, received)
       const text = `A tools/execute wrapper failed while running ${quote(exec.name)}`
       return this.markChecked(thrownResult(exec.callId, error, text, this.abortedText(exec)))
     }

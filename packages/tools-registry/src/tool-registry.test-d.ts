@@ -28,6 +28,8 @@ describe('ctx.tools', () => {
     expectTypeOf(ctx.tools.get).returns.toEqualTypeOf<ToolDefinition | undefined>()
     expectTypeOf(ctx.tools.schemas).returns.toEqualTypeOf<ToolSchema[]>()
     expectTypeOf(ctx.tools.executionMode).returns.toEqualTypeOf<ToolExecutionMode>()
+    expectTypeOf(ctx.tools.definitionOf).parameter(0).toEqualTypeOf<Readonly<ToolExecution>>()
+    expectTypeOf(ctx.tools.definitionOf).returns.toEqualTypeOf<ToolDefinition | undefined>()
     expectTypeOf(ctx.tools.scope(agent)).toEqualTypeOf<ToolScope>()
     expectTypeOf<ToolExecutionMode>().toEqualTypeOf<'parallel' | 'serial'>()
   })

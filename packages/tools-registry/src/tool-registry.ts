@@ -2,6 +2,7 @@ import type {
   Agent,
   ToolApprovalService,
   ToolDefinition,
+  ToolExecution,
   ToolExecutionInput,
   ToolExecutionResult,
   ToolGuard,
@@ -10,6 +11,7 @@ import type {
 import { Service, type Context, type EventOptions, type Events, type Hook, type Logger, type Tracker } from 'cordis'
 import { describeThrown, quote } from './describe-value.js'
 import { HookTable, type ToolEventName } from './hook-table.js'
+import { PipelineExecution } from './execution.js'
 import { ExecutionPipeline } from './pipeline.js'
 import { ToolCatalog } from './tool-catalog.js'
 import { createToolRecord, type ToolExecutionMode, type ToolRegistration } from './tool-record.js'
@@ -30,8 +32,9 @@ import {
  *
  * - `register`, `guard`, `on` and what is registered through `scope(agent)` are effects of the calling plugin's
  *   fiber: they return disposers and are undone when that fiber is disposed.
- * - `execute`, `get`, `schemas` and `executionMode` are bound functions (own properties): a loop may hold them
- *   (`const { execute } = ctx.tools`) and call them without going through cordis's service proxy again.
+ * - `execute`, `get`, `schemas`, `executionMode` and `definitionOf` are bound functions (own properties): a loop
+ *   may hold them (`const { execute } = ctx.tools`) and call them without going through cordis's service proxy
+ *   again.
  * - The pipeline's events (`tools/pre-execute`, `tools/execute`, `tools/post-execute`, `tools/result`,
  *   `tools/change`) are ordinary cordis events: listen with `ctx.on`, or with `ctx.tools.on` for hot listeners.
  */
@@ -55,6 +58,15 @@ export class ToolRegistry extends Service {
    * step; `'serial'` otherwise, and for unknown tools.
    */
   readonly executionMode: (call: ToolCallTarget) => ToolExecutionMode
+  /**
+   * The definition the pipeline resolved for `execution` (stage 2), which is the tool that runs for it whatever is
+   * registered, disposed or shadowed later: the registered object itself, as {@link ToolRegistry.get} returns it.
+   * Listeners of `tools/pre-execute`, `tools/execute`, `tools/post-execute` and `tools/result` use it to read what
+   * the call's tool declares (`timeoutMs`, `concurrencySafe`, presenters). `undefined` for a call that ended before
+   * resolution (a malformed call, non-JSON arguments, an unknown tool) and for any object that is not an execution
+   * the pipeline created.
+   */
+  readonly definitionOf: (execution: Readonly<ToolExecution>) => ToolDefinition | undefined
 
   private readonly internals: RegistryInternals
   private readonly hooks: HookTable
@@ -89,6 +101,7 @@ export class ToolRegistry extends Service {
     this.get = (name, agent) => catalog.resolve(name, agent)?.definition
     this.schemas = (agent) => projectSchemas(catalog.visible(agent))
     this.executionMode = (call) => catalog.resolve(call.name, call.agent)?.mode ?? 'serial'
+    this.definitionOf = (execution) => PipelineExecution.definitionOf(execution)
   }
 
   /**
