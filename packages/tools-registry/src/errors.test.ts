@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest'
 import {
   DuplicateToolError,
   InvalidDecisionError,
+  InvalidToolCallError,
   InvalidToolDefinitionError,
   InvalidToolPolicyError,
   InvalidToolResultError,
@@ -29,6 +30,7 @@ describe('error classes', () => {
     [new ToolAbortedError('ABORTED', 'm'), 'ToolAbortedError', 'ABORTED'],
     [new ToolFailedError('m', { cause: new Error('root') }), 'ToolFailedError', 'TOOL_FAILED'],
     [new PostExecuteBlockedError('m'), 'PostExecuteBlockedError', 'POST_EXECUTE_BLOCKED'],
+    [new InvalidToolCallError('m'), 'InvalidToolCallError', 'INVALID_CALL'],
   ])('%s carries its name and code as data', (error, name, code) => {
     expect(error.toInfo()).toEqual({ name, code })
     expect(DshError.isInstance(error)).toBe(true)

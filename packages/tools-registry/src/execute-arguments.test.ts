@@ -127,7 +127,7 @@ describe('a malformed call is an error result, never a rejection', () => {
     ['an agent that is not an object', { callId: 'c', name: 'read', arguments: {}, agent: 'alice' }],
     ['a parent that is not a token', { callId: 'c', name: 'read', arguments: {}, parent: 'p' }],
     ['a signal that is not an AbortSignal', { callId: 'c', name: 'read', arguments: {}, signal: { aborted: 'no' } }],
-  ])('%s → TOOL_FAILED with the problem named', async (_label, input) => {
+  ])('%s → INVALID_CALL with the problem named', async (_label, input) => {
     const { ctx, tools } = await createHarness()
     const read = tool('read')
     tools.register(read)
@@ -135,7 +135,7 @@ describe('a malformed call is an error result, never a rejection', () => {
     ctx.on('tools/result', () => void observed++)
     const result = await tools.execute(input as never)
     expect(result.isError).toBe(true)
-    expect(result.error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
+    expect(result.error).toEqual({ name: 'InvalidToolCallError', code: 'INVALID_CALL' })
     expect(textOf(result)).toMatch(/^The tool call is malformed: /)
     expect(read.calls).toEqual([])
     expect(observed).toBe(1)
@@ -155,7 +155,7 @@ describe('a malformed call is an error result, never a rejection', () => {
       },
     }
     const result = await tools.execute(input as never)
-    expect(result.error?.code).toBe('TOOL_FAILED')
+    expect(result.error).toEqual({ name: 'InvalidToolCallError', code: 'INVALID_CALL' })
     expect(textOf(result)).toContain('no id')
     expect(result.callId).toBe('')
   })

@@ -80,7 +80,7 @@ describe('tools/result: the authoritative outcome, delivered synchronously exact
     await tools.execute(call('nope', {}, { callId: 'unknown' }))
     await tools.execute(call('ok', { bad: undefined }, { callId: 'nonjson' }))
     await tools.execute('garbage' as never)
-    expect(codes).toEqual(['success:ok', 'denied:DENIED', 'failed:TOOL_FAILED', 'unknown:UNKNOWN_TOOL', 'nonjson:NON_JSON_VALUE', ':TOOL_FAILED'])
+    expect(codes).toEqual(['success:ok', 'denied:DENIED', 'failed:TOOL_FAILED', 'unknown:UNKNOWN_TOOL', 'nonjson:NON_JSON_VALUE', ':INVALID_CALL'])
   })
 
   it('an observer that throws changes nothing and starves no peer', async () => {

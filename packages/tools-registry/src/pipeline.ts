@@ -29,6 +29,7 @@ import {
   readResult,
   textContent,
   thrownResult,
+  invalidCall,
   toolFailed,
 } from './results.js'
 import type { ToolCatalog } from './tool-catalog.js'
@@ -83,7 +84,7 @@ function inputProblem(fields: Record<string, unknown>): string | undefined {
 
 /**
  * Reads the caller's input: checks its fields and materializes the arguments (detached, lossless, deep-frozen)
- * before anything else runs. A malformed call (`TOOL_FAILED`) or non-JSON arguments (`NON_JSON_VALUE`) fail
+ * before anything else runs. A malformed call (`INVALID_CALL`) or non-JSON arguments (`NON_JSON_VALUE`) fail
  * here, before the tool is even looked up.
  */
 function start(input: unknown, forcedAgent: Agent | undefined): Started {
@@ -99,7 +100,7 @@ function start(input: unknown, forcedAgent: Agent | undefined): Started {
       typeof known.parent === 'symbol' ? (known.parent as ToolExecutionToken) : undefined,
       isAbortSignal(known.signal) ? known.signal : undefined,
     )
-    return { exec, failed: toolFailed(exec.callId, `The tool call is malformed: ${problem}.`) }
+    return { exec, failed: invalidCall(exec.callId, `The tool call is malformed: ${problem}.`) }
   }
   const valid = fields as Record<string, unknown>
   const snapshot = snapshotJson(valid.arguments)
@@ -162,7 +163,7 @@ export class ExecutionPipeline {
     } catch (error) {
       // Unreachable unless the runtime itself misbehaves (every read above is guarded); execute() never rejects.
       const exec = new PipelineExecution('', '', undefined, undefined, undefined, undefined)
-      started = { exec, failed: toolFailed('', `The tool call could not be read: ${describeThrown(error)}`) }
+      started = { exec, failed: invalidCall('', `The tool call could not be read: ${describeThrown(error)}`) }
     }
     const { exec } = started
     let draft = started.failed

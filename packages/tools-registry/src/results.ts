@@ -62,6 +62,11 @@ export function toolFailed(callId: string, text: string): ToolExecutionResult {
   return failure(callId, 'ToolFailedError', 'TOOL_FAILED', text)
 }
 
+/** `INVALID_CALL` (`InvalidToolCallError`): the input is not a tool call. */
+export function invalidCall(callId: string, text: string): ToolExecutionResult {
+  return failure(callId, 'InvalidToolCallError', 'INVALID_CALL', text)
+}
+
 /** `POST_EXECUTE_BLOCKED` (`PostExecuteBlockedError`): the listener's feedback is the content. */
 export function blocked(callId: string, feedback: ContentBlock[]): ToolExecutionResult {
   return failure(callId, 'PostExecuteBlockedError', 'POST_EXECUTE_BLOCKED', '', feedback)
