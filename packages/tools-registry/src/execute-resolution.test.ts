@@ -139,7 +139,7 @@ describe('definitionOf(exec): the definition the pipeline resolved for a call', 
     expect(seen).toEqual([
       ['UNKNOWN_TOOL', undefined],
       ['NON_JSON_VALUE', undefined],
-      ['TOOL_FAILED', undefined],
+      ['INVALID_CALL', undefined],
     ])
     const lookalike = { callId: 'c', name: 'read', arguments: {}, token: Symbol('t'), signal: new AbortController().signal }
     expect(tools.definitionOf(lookalike as never)).toBeUndefined()
