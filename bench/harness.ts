@@ -1,3 +1,6 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { cpus, totalmem } from 'node:os'
+import { join } from 'node:path'
 import { measure } from 'mitata'
 
 /** Options mitata's `measure` takes for one case (sample counts, time budgets; see mitata's `k_options`). */
@@ -104,4 +107,25 @@ export function renderTable(rows: CaseResult[]): string {
     )
   }
   return lines.join('\n')
+}
+
+/** `bench/results.md`. */
+export const resultsPath = join(import.meta.dirname, 'results.md')
+
+const resultsHeader =
+  '# Benchmark results\n\nWritten by `pnpm bench` (one section per suite in `bench/suites/`) and `pnpm soak`. Ratios are medians against the baseline case timed in the same run; a target holds when the ratio is at most the stated bound.\n'
+
+/** One line naming the machine, for every section. */
+export function describeMachine(): string {
+  return `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}/${process.arch}`
+}
+
+/** Replaces (or appends) the section `name` of results.md, keeping every other section. */
+export function writeResultsSection(name: string, body: string): void {
+  let results = existsSync(resultsPath) ? readFileSync(resultsPath, 'utf8') : ''
+  if (!results.startsWith('# Benchmark results')) results = resultsHeader
+  const section = `<!-- suite:${name} -->\n${body.trim()}\n<!-- /suite:${name} -->`
+  const pattern = new RegExp(`<!-- suite:${name} -->[\\s\\S]*?<!-- /suite:${name} -->`)
+  results = pattern.test(results) ? results.replace(pattern, () => section) : `${results.trimEnd()}\n\n${section}\n`
+  writeFileSync(resultsPath, results)
 }
