@@ -1,5 +1,5 @@
+import { SampleService } from './sample-service.test-kit.js'
 import { EventEmitter } from 'node:events'
-import { LocalBashExecutor } from '@dsh/tool-bash'
 import type { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import {
@@ -247,9 +247,9 @@ describe('checkHotUnload', () => {
   })
 
   it('rejects with PluginNotActiveError instead of passing a plugin whose services are missing', async () => {
-    const needsBash = { name: 'needs-bash', inject: ['tools', 'bash'], apply: (ctx: Context) => void ctx.tools.register(tool('x')) }
-    await expect(checkHotUnload(needsBash)).rejects.toThrow(PluginNotActiveError)
-    const report = await expectCleanUnload(needsBash, { plugins: [LocalBashExecutor] })
+    const needsSample = { name: 'needs-sample', inject: ['tools', 'sample'], apply: (ctx: Context) => void ctx.tools.register(tool('x')) }
+    await expect(checkHotUnload(needsSample)).rejects.toThrow(PluginNotActiveError)
+    const report = await expectCleanUnload(needsSample, { plugins: [SampleService] })
     expect(report.footprint.tools).toEqual(['x'])
   })
 
@@ -275,9 +275,9 @@ describe('checkHotUnload', () => {
     expect(report.footprint.tools).toEqual(['custom'])
   })
 
-  it('checks the real bash executor: its process exit hook comes and goes with it', async () => {
-    const report = await expectCleanUnload(LocalBashExecutor, { config: { maxTimeoutMs: 1_000 } })
-    expect(report.footprint.services).toEqual(['bash'])
+  it('checks a service: its process exit hook comes and goes with it', async () => {
+    const report = await expectCleanUnload(SampleService, { config: { limit: 1 } })
+    expect(report.footprint.services).toEqual(['sample'])
     expect(report.footprint.emitterListeners).toEqual([{ emitter: 'process', event: 'exit' }])
   })
 

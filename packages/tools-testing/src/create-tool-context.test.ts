@@ -1,4 +1,4 @@
-import { LocalBashExecutor } from '@dsh/tool-bash'
+import { SampleService } from './sample-service.test-kit.js'
 import type { Context } from 'cordis'
 import { describe, expect, it } from 'vitest'
 import { createToolContext, InvalidTestOptionError, PluginNotActiveError, type ToolTestContext } from './index.js'
@@ -56,9 +56,9 @@ describe('createToolContext', () => {
     expect([...t.ctx.root.registry.values()].map((runtime) => runtime.name)).toEqual(['ToolRegistry', 'first', 'second'])
   })
 
-  it('makes the bash executor a one-line opt-in', async () => {
-    await using t = await createToolContext({ plugins: [[LocalBashExecutor, { maxTimeoutMs: 5_000 }]] })
-    expect(t.ctx.bash.limits.maxTimeoutMs).toBe(5_000)
+  it('makes a service (like the bash executor) a one-line opt-in, with its config', async () => {
+    await using t = await createToolContext({ plugins: [[SampleService, { limit: 5 }]] })
+    expect(t.ctx.sample.limit).toBe(5)
   })
 
   it('rejects with PluginNotActiveError, naming the missing services, when a plugin waits for one', async () => {

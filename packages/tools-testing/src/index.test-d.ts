@@ -1,6 +1,6 @@
 import type { ToolExecutionResult } from '@dsh/tools-core'
 import type { ToolRegistry } from '@dsh/tools-registry'
-import type { LocalBashConfig, LocalBashExecutor } from '@dsh/tool-bash'
+import type { SampleService, SampleServiceConfig } from './sample-service.test-kit.js'
 import type { Context, Fiber } from 'cordis'
 import { describe, expectTypeOf, it } from 'vitest'
 import {
@@ -38,7 +38,7 @@ describe('createToolContext', () => {
 
   it('reads a plugin config the way cordis does', () => {
     expectTypeOf<PluginConfig<typeof objectPlugin>>().toEqualTypeOf<{ label: string }>()
-    expectTypeOf<PluginConfig<typeof LocalBashExecutor>>().toEqualTypeOf<LocalBashConfig | undefined>()
+    expectTypeOf<PluginConfig<typeof SampleService>>().toEqualTypeOf<SampleServiceConfig | undefined>()
     expectTypeOf<PluginArgs<typeof objectPlugin>>().toEqualTypeOf<[config: { label: string }]>()
     expectTypeOf<PluginArgs<typeof optionalPlugin>>().toEqualTypeOf<[config?: { label: string } | undefined]>()
     expectTypeOf<PluginArgs<typeof functionPlugin>>().toEqualTypeOf<[config?: undefined]>()

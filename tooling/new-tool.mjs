@@ -1,0 +1,55 @@
+// `pnpm new:tool <name> [description]`: creates packages/tool-<name>, a tool package that builds, tests (loop,
+// INVALID_ARGS retry, hot unload, type inference) and passes publint/attw as it is, from tooling/templates/tool.
+// It also writes the package's reference page and changeset, adds it to the root tsconfig.json, and links it
+// with `pnpm install`.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = join(import.meta.dirname, '..')
+const [name, ...words] = process.argv.slice(2)
+if (name === undefined || !/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(name)) {
+  console.error('usage: pnpm new:tool <name> [description]   (name in kebab-case, like "weather" or "web-fetch")')
+  process.exit(2)
+}
+const packageName = `tool-${name}`
+const target = join(root, 'packages', packageName)
+if (existsSync(target)) {
+  console.error(`packages/${packageName} exists already`)
+  process.exit(2)
+}
+const camel = name.replace(/-([a-z0-9])/g, (_, letter) => letter.toUpperCase())
+const values = {
+  __PACKAGE__: packageName,
+  __NAME__: name,
+  __TOOL__: name.replace(/-/g, '_'),
+  __CAMEL__: camel,
+  __DESCRIPTION__: words.join(' ') || `The ${name.replace(/-/g, '_')} tool for dsh tools agents.`,
+}
+const fill = (text) => text.replace(/__[A-Z]+__/g, (key) => values[key] ?? key)
+const templates = join(root, 'tooling/templates/tool')
+
+function copy(from, to) {
+  mkdirSync(to, { recursive: true })
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (entry.isDirectory()) copy(join(from, entry.name), join(to, fill(entry.name)))
+    else if (!['reference.md.tmpl', 'changeset.md.tmpl'].includes(entry.name)) {
+      writeFileSync(join(to, fill(entry.name.replace(/\.tmpl$/, ''))), fill(readFileSync(join(from, entry.name), 'utf8')))
+    }
+  }
+}
+copy(templates, target)
+mkdirSync(join(root, 'docs/reference'), { recursive: true })
+writeFileSync(join(root, 'docs/reference', `${packageName}.md`), fill(readFileSync(join(templates, 'reference.md.tmpl'), 'utf8')))
+writeFileSync(join(root, '.changeset', `${packageName}-initial.md`), fill(readFileSync(join(templates, 'changeset.md.tmpl'), 'utf8')))
+
+const tsconfigPath = join(root, 'tsconfig.json')
+const tsconfig = JSON.parse(readFileSync(tsconfigPath, 'utf8'))
+tsconfig.references.push({ path: `packages/${packageName}` })
+tsconfig.references.sort((a, b) => (a.path === 'bench') - (b.path === 'bench') || a.path.localeCompare(b.path))
+writeFileSync(tsconfigPath, `${JSON.stringify(tsconfig, null, 2)}\n`)
+
+const pnpm = existsSync(join(root, 'node_modules/.bin/pnpm')) ? join(root, 'node_modules/.bin/pnpm') : 'pnpm'
+execFileSync(pnpm, ['install', '--prefer-offline'], { cwd: root, stdio: 'inherit' })
+console.log(`created packages/${packageName} (@dsh/${packageName}), docs/reference/${packageName}.md and its changeset.
+next: edit src/${name}-tool.ts, then run npm test`)
