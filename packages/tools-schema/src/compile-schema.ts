@@ -1,0 +1,107 @@
+import { compileNode } from './compile-validator.js'
+import type { InferArgs, InferValue } from './infer-args.js'
+import { JsonSchemaError } from './json-schema-error.js'
+import { readParameterSpec, readValueSpec, type ReadResult } from './read-schema.js'
+import type { ObjectNode, SchemaNode } from './schema-node.js'
+import type { SchemaProblem } from './schema-problem.js'
+import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
+import { createValidator, type ValidateOptions, type ValidationResult, type Validator } from './validator.js'
+
+/** Options of {@link compileParameters} and {@link compileValueSchema}. */
+export interface CompileOptions {
+  /**
+   * `true` (the default): reuse the validator compiled earlier for the same spec object (cached by identity).
+   * `false`: check and compile the spec afresh, and leave the cache alone.
+   */
+  readonly cache?: boolean
+}
+
+/** A checked schema and its validator. */
+export interface Compiled<Node extends SchemaNode> {
+  readonly node: Node
+  readonly validator: Validator<unknown>
+}
+
+const parameterCache = new WeakMap<object, Compiled<ObjectNode>>()
+const valueCache = new WeakMap<object, Compiled<SchemaNode>>()
+
+/**
+ * Reads and compiles a schema, or returns what was compiled earlier for the same object. `fail` turns the
+ * problems of an unsupported schema into the error to throw.
+ */
+export function compile<Node extends SchemaNode>(
+  spec: unknown,
+  read: (spec: unknown) => ReadResult<Node>,
+  cache: WeakMap<object, Compiled<Node>>,
+  useCache: boolean,
+  fail: (problems: readonly SchemaProblem[]) => Error = (problems) => new JsonSchemaError(problems),
+): Compiled<Node> {
+  const cacheable = useCache && typeof spec === 'object' && spec !== null
+  if (cacheable) {
+    const hit = cache.get(spec)
+    if (hit !== undefined) return hit
+  }
+  const result = read(spec)
+  if (result.node === undefined) throw fail(result.problems)
+  const compiled: Compiled<Node> = { node: result.node, validator: createValidator(compileNode(result.node)) }
+  if (cacheable) cache.set(spec, compiled)
+  return compiled
+}
+
+/** The checked node of a parameter map (cached). Throws {@link JsonSchemaError}. */
+export function parameterNode(spec: unknown): ObjectNode {
+  return compile(spec, readParameterSpec, parameterCache, true).node
+}
+
+/** The checked node of a value spec (cached). Throws {@link JsonSchemaError}. */
+export function valueNode(spec: unknown): SchemaNode {
+  return compile(spec, readValueSpec, valueCache, true).node
+}
+
+/**
+ * Checks a parameter map and compiles it into a {@link Validator} of `InferArgs<typeof spec>`. Compiled once
+ * per spec object (a `WeakMap` keyed by identity; a spec is read once, so later changes to it are not seen).
+ *
+ * @throws {@link JsonSchemaError} listing every problem of the spec, with paths.
+ */
+export function compileParameters<const Spec extends ParameterSchemaSpec>(
+  spec: Spec,
+  options?: CompileOptions,
+): Validator<InferArgs<Spec>> {
+  return compile(spec, readParameterSpec, parameterCache, options?.cache !== false).validator as Validator<InferArgs<Spec>>
+}
+
+/**
+ * Checks a value spec and compiles it into a {@link Validator} of `InferValue<typeof spec>`, cached like
+ * {@link compileParameters}.
+ *
+ * @throws {@link JsonSchemaError} listing every problem of the spec, with paths.
+ */
+export function compileValueSchema<const Spec extends ValueSchemaSpec>(
+  spec: Spec,
+  options?: CompileOptions,
+): Validator<InferValue<Spec>> {
+  return compile(spec, readValueSpec, valueCache, options?.cache !== false).validator as Validator<InferValue<Spec>>
+}
+
+/**
+ * Validates tool arguments against a parameter map: every violation with its path (`servers[1].host`), at most
+ * `maxViolations` listed and the rest counted. Never throws for any `value`; throws {@link JsonSchemaError} when
+ * the spec itself is not supported.
+ */
+export function validateArgs<const Spec extends ParameterSchemaSpec>(
+  spec: Spec,
+  value: unknown,
+  options?: ValidateOptions,
+): ValidationResult<InferArgs<Spec>> {
+  return compileParameters(spec).validate(value, options)
+}
+
+/** Like {@link validateArgs}, for a value spec. */
+export function validateValue<const Spec extends ValueSchemaSpec>(
+  spec: Spec,
+  value: unknown,
+  options?: ValidateOptions,
+): ValidationResult<InferValue<Spec>> {
+  return compileValueSchema(spec).validate(value, options)
+}

@@ -1,0 +1,546 @@
+import {
+  describeJsonPath,
+  formatJsonPath,
+  isJsonValue,
+  snapshotJson,
+  type JsonPathSegment,
+  type JsonPrimitive,
+  type JsonSnapshotFailure,
+} from '@dsh/tools-core'
+import { describeValue, errorText, literal, literalList } from './describe-value.js'
+import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
+import type { ArrayNode, ObjectNode, OneOfNode, ScalarKind, ScalarNode, SchemaNode } from './schema-node.js'
+import type { Violation, ViolationKeyword } from './violation.js'
+
+interface PendingViolation {
+  /** The path, innermost segment first (segments are added as the walk unwinds). */
+  readonly reversed: JsonPathSegment[]
+  /** The formatted path so far, each segment as its piece (`.name`, `[3]`, `["odd key"]`). */
+  text: string
+  readonly keyword: ViolationKeyword
+  readonly message: string
+}
+
+/**
+ * How one segment looks inside a formatted path: `.name`, `[3]`, `["odd key"]`. Built with tools-core's
+ * `formatJsonPath`, so composing pieces gives exactly its output (a leading `.` is dropped at the end).
+ */
+export function pathPiece(segment: JsonPathSegment): string {
+  return typeof segment === 'number' ? `[${segment}]` : formatJsonPath(['_', segment]).slice(1)
+}
+
+/**
+ * Collects violations during one validation. `keep` of them are stored; all are counted; the walk stops once
+ * `stopAt` have been counted.
+ */
+export class Sink {
+  readonly list: PendingViolation[] = []
+  count = 0
+
+  constructor(
+    readonly keep: number,
+    readonly stopAt: number,
+  ) {}
+
+  get stopped(): boolean {
+    return this.count >= this.stopAt
+  }
+
+  add(keyword: ViolationKeyword, message: string, reversed: JsonPathSegment[] = [], text = ''): void {
+    this.count++
+    if (this.list.length < this.keep) this.list.push({ reversed, text, keyword, message })
+  }
+
+  /** Adds a segment to the paths of every violation stored since `mark` (they happened one level down). */
+  prefix(mark: number, segment: JsonPathSegment, piece: string): void {
+    const list = this.list
+    for (let index = mark; index < list.length; index++) {
+      const violation = list[index] as PendingViolation
+      violation.reversed.push(segment)
+      violation.text = piece + violation.text
+    }
+  }
+
+  /** The stored violations, finished. Call it once, at the end: it reuses the stored segment arrays. */
+  violations(): Violation[] {
+    return this.list.map(({ reversed, text, keyword, message }) => ({
+      path: text.charCodeAt(0) === 46 ? text.slice(1) : text,
+      segments: reversed.reverse(),
+      keyword,
+      message,
+    }))
+  }
+}
+
+/**
+ * A compiled check. With `sink === null` it answers as fast as it can and stops at the first problem; with a sink
+ * it records violations (paths are completed by the callers as the walk unwinds) until the sink says stop.
+ * Object and array checks catch what reading the value throws, so a check never throws.
+ */
+export type Check = (value: unknown, sink: Sink | null) => boolean
+
+function mismatch(sink: Sink | null, expected: string, value: unknown): false {
+  if (sink !== null) sink.add('type', `expected ${expected}, got ${describeValue(value)}`)
+  return false
+}
+
+function unreadable(sink: Sink | null, error: unknown): false {
+  if (sink !== null) sink.add('unreadable', `reading the value threw: ${errorText(error)}`)
+  return false
+}
+
+/** Lossless JSON, with cheap answers for scalars. */
+export function isJson(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return value - value === 0 && (value !== 0 || 1 / value > 0)
+    case 'object':
+      return value === null || isJsonValue(value)
+    default:
+      return false
+  }
+}
+
+/** `is not lossless JSON: <why>` for a snapshot failure (without its own `(at …)` tail: the path says where). */
+export function nonJsonMessage(failure: JsonSnapshotFailure): string {
+  const suffix = ` (${describeJsonPath(failure.path)})`
+  const detail = failure.message.endsWith(suffix) ? failure.message.slice(0, -suffix.length) : failure.message
+  return `is not lossless JSON: ${detail}`
+}
+
+/** The message of a violation found by a second read but not by the first. */
+export const changedWhileReading = 'the value changed while it was being validated (a getter or proxy answered differently)'
+
+/** Records why `value` is not lossless JSON, with the path inside it. */
+function reportNonJson(sink: Sink, value: unknown): void {
+  const snapshot = snapshotJson(value)
+  if (snapshot.ok) sink.add('unreadable', changedWhileReading)
+  else {
+    const { segments } = snapshot.error
+    sink.add('json', nonJsonMessage(snapshot.error), segments.slice().reverse(), segments.map(pathPiece).join(''))
+  }
+}
+
+const checkJson: Check = (value, sink) => {
+  if (isJson(value)) return true
+  if (sink !== null) reportNonJson(sink, value)
+  return false
+}
+
+/** `a string`, `an integer`, …: what a scalar node expects, in a message. */
+export const expectedText: Record<ScalarKind, string> = {
+  string: 'a string',
+  number: 'a number',
+  integer: 'an integer',
+  boolean: 'a boolean',
+  null: 'null',
+}
+
+// Leaf codes: a property or element whose schema is a plain scalar is checked inline by the object and array
+// loops (no call); everything else goes through its compiled check (CALL).
+const CALL = 0
+const STRING = 1
+const NUMBER = 2
+const INTEGER = 3
+const BOOLEAN = 4
+const NULL = 5
+
+/** The leaf code of a scalar type. */
+export function kindCode(kind: ScalarKind): number {
+  return { string: STRING, number: NUMBER, integer: INTEGER, boolean: BOOLEAN, null: NULL }[kind]
+}
+
+function leafCode(node: SchemaNode): number {
+  return !isScalarNode(node) || node.enum !== undefined || node.hasConst ? CALL : kindCode(node.kind)
+}
+
+/**
+ * The inline check of a leaf code (finite numbers only, never -0); `false` for CALL (the caller then runs the
+ * compiled check).
+ */
+export function leafMatches(leaf: number, value: unknown): boolean {
+  switch (leaf) {
+    case STRING:
+      return typeof value === 'string'
+    case NUMBER:
+      return typeof value === 'number' && value - value === 0 && (value !== 0 || 1 / value > 0)
+    case INTEGER:
+      return Number.isInteger(value) && (value !== 0 || 1 / (value as number) > 0)
+    case BOOLEAN:
+      return value === true || value === false
+    case NULL:
+      return value === null
+    default:
+      return false
+  }
+}
+
+function compileScalar(node: ScalarNode): Check {
+  const leaf = kindCode(node.kind)
+  const test = (value: unknown) => leafMatches(leaf, value)
+  const expected = expectedText[node.kind]
+  if (node.hasConst) {
+    const wanted = node.const
+    return (value, sink) => {
+      if (value === wanted && test(value)) return true
+      if (!test(value)) return mismatch(sink, expected, value)
+      if (sink !== null) sink.add('const', `expected ${literal(wanted)}, got ${literal(value as JsonPrimitive)}`)
+      return false
+    }
+  }
+  const members = node.enum
+  if (members !== undefined) {
+    const set: ReadonlySet<unknown> | undefined = members.length > 8 ? new Set(members) : undefined
+    const size = members.length
+    const list = literalList(members)
+    return (value, sink) => {
+      if (leaf === STRING ? typeof value === 'string' : leafMatches(leaf, value)) {
+        if (set !== undefined) {
+          if (set.has(value)) return true
+        } else {
+          // A linear scan beats hashing for short lists.
+          for (let index = 0; index < size; index++) if (members[index] === value) return true
+        }
+      }
+      if (!test(value)) return mismatch(sink, expected, value)
+      if (sink !== null) sink.add('enum', `expected one of ${list}, got ${literal(value as JsonPrimitive)}`)
+      return false
+    }
+  }
+  return (value, sink) => leafMatches(leaf, value) || mismatch(sink, expected, value)
+}
+
+// The fast plain-object test reads `value.__proto__` inline: V8 turns it into a map load, where
+// `Object.getPrototypeOf` (or a shared helper) is a call several times slower. A value whose `__proto__` reads
+// differently (an own `__proto__` key, a null prototype, another realm) takes the exact slow path.
+const ObjectPrototype: unknown = Object.prototype
+const ArrayPrototype: unknown = Array.prototype
+
+/** The shape of a value whose `__proto__` the fast paths read. */
+interface Proto {
+  readonly __proto__?: unknown
+}
+
+function compileArray(node: ArrayNode): Check {
+  const items = node.items
+  const item = items === undefined ? checkJson : compileNode(items)
+  const leaf = items === undefined ? CALL : leafCode(items)
+  return (value, sink) => {
+    try {
+      if (!Array.isArray(value) || ((value as Proto).__proto__ !== ArrayPrototype && !isPlainArrayPrototype(Object.getPrototypeOf(value)))) {
+        return mismatch(sink, 'an array', value)
+      }
+      const array = value as unknown[]
+      const length = array.length
+      let ok = true
+      for (let index = 0; index < length; index++) {
+        const element = array[index]
+        if (leaf === STRING ? typeof element === 'string' : leaf !== CALL && leafMatches(leaf, element)) continue
+        if (sink === null) {
+          if (leaf !== CALL || !item(element, null)) return false
+          continue
+        }
+        const mark = sink.list.length
+        if (item(element, sink)) continue
+        ok = false
+        sink.prefix(mark, index, `[${index}]`)
+        if (sink.stopped) return false
+      }
+      return ok
+    } catch (error) {
+      return unreadable(sink, error)
+    }
+  }
+}
+
+const maxListedNames = 12
+
+/** One declared property, as the object loop reads it. */
+interface Slot {
+  readonly name: string
+  /** Its position among the declared properties. */
+  readonly index: number
+  /** The property's path piece (`.name`, `["odd key"]`). */
+  readonly piece: string
+  readonly leaf: number
+  readonly check: Check
+  /** 1 when required, so that the loop can add it up. */
+  readonly required: number
+}
+
+function compileObject(node: ObjectNode): Check {
+  const slots: readonly Slot[] = node.properties.map((property, index) => ({
+    name: property.name,
+    index,
+    piece: pathPiece(property.name),
+    leaf: leafCode(property.node),
+    check: compileNode(property.node),
+    required: property.required ? 1 : 0,
+  }))
+  const count = slots.length
+  const requiredCount = slots.reduce((sum, slot) => sum + slot.required, 0)
+  const open = node.additionalProperties
+  const byName: ReadonlyMap<string, Slot> = new Map(slots.map((slot) => [slot.name, slot]))
+  const names = slots.map((slot) => slot.name)
+  const allowed =
+    count === 0
+      ? 'none'
+      : names.slice(0, maxListedNames).join(', ') + (count > maxListedNames ? `, … (${count} in all)` : '')
+
+  /** A key the schema does not declare: allowed JSON in an open object, a violation in a closed one. */
+  function extra(record: Record<string, unknown>, key: string, item: unknown, sink: Sink | null): boolean {
+    // for…in also walks inherited enumerable keys (a polluted Object.prototype); they are not part of the value.
+    if (!Object.hasOwn(record, key)) return true
+    if (!open) {
+      if (sink !== null) sink.add('additionalProperties', `is not an allowed property (allowed: ${allowed})`, [key], pathPiece(key))
+      return false
+    }
+    if (isJson(item)) return true
+    if (sink !== null) {
+      const mark = sink.list.length
+      reportNonJson(sink, item)
+      sink.prefix(mark, key, pathPiece(key))
+    }
+    return false
+  }
+
+  function reportMissing(record: Record<string, unknown>, sink: Sink): void {
+    for (const slot of slots) {
+      if (slot.required === 1 && !Object.prototype.propertyIsEnumerable.call(record, slot.name)) {
+        sink.add('required', 'is required but missing', [slot.name], slot.piece)
+        if (sink.stopped) return
+      }
+    }
+  }
+
+  return (value, sink) => {
+    try {
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) {
+        return mismatch(sink, 'an object', value)
+      }
+      const record = value as Record<string, unknown>
+      let ok = true
+      let position = 0
+      let seenRequired = 0
+      // Keys usually arrive in the schema's order: compare with the expected name first, look up otherwise. Each key
+      // comes once, so counting the required ones seen tells whether one is missing.
+      for (const key in record) {
+        const item = record[key]
+        let slot = position < count ? (slots[position] as Slot) : undefined
+        position++
+        if (slot === undefined || slot.name !== key) {
+          slot = byName.get(key)
+          if (slot === undefined) {
+            if (extra(record, key, item, sink)) continue
+            if (sink === null) return false
+            ok = false
+            if (sink.stopped) return false
+            continue
+          }
+          // Expect the keys after it to follow the schema's order again.
+          position = slot.index + 1
+        }
+        const leaf = slot.leaf
+        if (
+          leaf === STRING
+            ? typeof item === 'string'
+            : leaf === INTEGER
+              ? Number.isInteger(item) && (item !== 0 || 1 / (item as number) > 0)
+              : leaf === BOOLEAN
+                ? item === true || item === false
+                : leaf !== CALL && leafMatches(leaf, item)
+        ) {
+          seenRequired += slot.required
+          continue
+        }
+        if (sink === null) {
+          if (leaf !== CALL || !slot.check(item, null)) return false
+          seenRequired += slot.required
+          continue
+        }
+        seenRequired += slot.required
+        const mark = sink.list.length
+        if (slot.check(item, sink)) continue
+        ok = false
+        sink.prefix(mark, key, slot.piece)
+        if (sink.stopped) return false
+      }
+      if (seenRequired !== requiredCount) {
+        if (sink === null) return false
+        ok = false
+        reportMissing(record, sink)
+      }
+      return ok
+    } catch (error) {
+      return unreadable(sink, error)
+    }
+  }
+}
+
+function isScalarNode(node: SchemaNode): node is ScalarNode {
+  return node.kind !== 'json' && node.kind !== 'object' && node.kind !== 'array' && node.kind !== 'oneOf'
+}
+
+/** A few words naming a `oneOf` branch: `kind "edit"`, `a string`, `an object`. */
+function describeShape(node: SchemaNode): string {
+  switch (node.kind) {
+    case 'object': {
+      for (const property of node.properties) {
+        const tag = property.node
+        if (isScalarNode(tag) && tag.hasConst) return `${property.name} ${literal(tag.const)}`
+      }
+      return 'an object'
+    }
+    case 'array':
+    case 'json':
+    case 'oneOf':
+      return node.kind
+    default:
+      return node.hasConst ? literal(node.const) : expectedText[node.kind]
+  }
+}
+
+/** How far a failed branch is from matching: lower is closer. */
+function distance(sink: Sink): number {
+  let rank = 0
+  for (const violation of sink.list) {
+    if (violation.reversed.length === 0 && violation.keyword === 'type') rank = Math.max(rank, 2)
+    else if (violation.reversed.length === 1 && (violation.keyword === 'const' || violation.keyword === 'enum')) {
+      rank = Math.max(rank, 1)
+    }
+  }
+  return rank * 1e9 + sink.count
+}
+
+const branchProbeLimit = 64
+
+interface Discriminator {
+  readonly name: string
+  readonly ownOnly: boolean
+  /** Literal → the only branch that literal can select. */
+  readonly branches: ReadonlyMap<unknown, number>
+  readonly literals: string
+}
+
+/**
+ * A property that tells the branches apart: every branch is an object declaring it with `const` or `enum`, and no
+ * literal belongs to two branches. A value whose property holds a literal can then only match that literal's branch.
+ */
+function discriminatorOf(nodes: readonly SchemaNode[]): Discriminator | undefined {
+  const [first] = nodes
+  if (first?.kind !== 'object' || !nodes.every((node) => node.kind === 'object')) return undefined
+  candidates: for (const { name } of first.properties) {
+    const branches = new Map<unknown, number>()
+    for (let index = 0; index < nodes.length; index++) {
+      const tag = (nodes[index] as ObjectNode).properties.find((property) => property.name === name)?.node
+      if (tag === undefined || !isScalarNode(tag)) continue candidates
+      const literals = tag.hasConst ? [tag.const] : tag.enum
+      if (literals === undefined) continue candidates
+      for (const literal of literals) {
+        if (branches.has(literal)) continue candidates
+        branches.set(literal, index)
+      }
+    }
+    return { name, ownOnly: name in Object.prototype, branches, literals: literalList([...branches.keys()] as JsonPrimitive[]) }
+  }
+  return undefined
+}
+
+function compileOneOf(node: OneOfNode): Check {
+  const branches = node.branches.map(compileNode)
+  const shapes = node.branches.map(describeShape)
+  const total = branches.length
+  const discriminator = discriminatorOf(node.branches)
+
+  /**
+   * Checks branch `index` into a sink of its own; when it fails, reports that no branch matches, naming it as the
+   * closest and listing its problems (as room allows). One walk of the branch.
+   */
+  function checkClosest(value: unknown, sink: Sink, index: number): boolean {
+    const room = Math.min(sink.keep - sink.list.length, sink.stopAt - sink.count) - 1
+    const details = new Sink(Math.max(room, 1), Math.max(sink.stopAt - sink.count - 1, 1))
+    if ((branches[index] as Check)(value, details)) return true
+    const shape = `shape ${index + 1} (${shapes[index] as string})`
+    if (room <= 0) {
+      // No room for the branch's problems: name the first one in the summary itself.
+      const first = details.violations()[0]
+      const inline = first === undefined ? '' : `: ${first.path === '' ? '' : `${first.path}: `}${first.message}`
+      sink.add('oneOf', `matches none of the ${total} allowed shapes; the closest is ${shape}${inline}`)
+      return false
+    }
+    sink.add('oneOf', `matches none of the ${total} allowed shapes; the closest is ${shape}`)
+    for (const violation of details.list) sink.add(violation.keyword, violation.message, violation.reversed.slice(), violation.text)
+    sink.count += details.count - details.list.length
+    return false
+  }
+
+  /** The discriminator's value in `value`, or `undefined` (not an object, no such property, a throwing getter). */
+  function tagOf(value: unknown): unknown {
+    if (discriminator === undefined || typeof value !== 'object' || value === null) return undefined
+    try {
+      const record = value as Record<string, unknown>
+      const { name } = discriminator
+      return discriminator.ownOnly && !Object.hasOwn(record, name) ? undefined : record[name]
+    } catch {
+      return undefined // the branches report the throw
+    }
+  }
+
+  return (value, sink) => {
+    const tag = tagOf(value)
+    if (tag !== undefined) {
+      // Only the selected branch can match: every other one requires a different literal here.
+      const chosen = (discriminator as Discriminator).branches.get(tag)
+      if (sink === null) return chosen !== undefined && (branches[chosen] as Check)(value, null)
+      if (chosen !== undefined) return checkClosest(value, sink, chosen)
+      const { name, literals } = discriminator as Discriminator
+      const got = typeof tag === 'string' || typeof tag === 'boolean' || (typeof tag === 'number' && Number.isFinite(tag)) ? literal(tag) : describeValue(tag)
+      sink.add('oneOf', `matches none of the ${total} allowed shapes: ${name} must be one of ${literals}, got ${got}`)
+      return false
+    }
+    let matches = 0
+    for (let index = 0; index < total; index++) {
+      if ((branches[index] as Check)(value, null)) {
+        matches++
+        if (matches > 1 && sink === null) return false
+      }
+    }
+    if (matches === 1) return true
+    if (sink === null) return false
+    if (matches > 1) {
+      const matching = branches.flatMap((branch, index) => (branch(value, null) ? [index + 1] : []))
+      sink.add('oneOf', `matches ${matches} of the ${total} allowed shapes (${matching.join(', ')}); it must match exactly one`)
+      return false
+    }
+    let best: Sink | undefined
+    let bestIndex = 0
+    for (let index = 0; index < total; index++) {
+      const probe = new Sink(branchProbeLimit, branchProbeLimit)
+      ;(branches[index] as Check)(value, probe)
+      if (best === undefined || distance(probe) < distance(best)) {
+        best = probe
+        bestIndex = index
+      }
+    }
+    return checkClosest(value, sink, bestIndex)
+  }
+}
+
+/** Compiles a checked schema node into a {@link Check}. Recursion is bounded by the schema's depth. */
+export function compileNode(node: SchemaNode): Check {
+  switch (node.kind) {
+    case 'json':
+      return checkJson
+    case 'object':
+      return compileObject(node)
+    case 'array':
+      return compileArray(node)
+    case 'oneOf':
+      return compileOneOf(node)
+    default:
+      return compileScalar(node)
+  }
+}

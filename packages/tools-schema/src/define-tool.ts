@@ -1,0 +1,324 @@
+import {
+  deepFreeze,
+  snapshotJson,
+  type ContentBlock,
+  type JsonPathSegment,
+  type ToolCallView,
+  type ToolDefinition,
+  type ToolExecuteObjectReturn,
+  type ToolExecution,
+  type ToolResult,
+  type ToolResultView,
+} from '@dsh/tools-core'
+import { compileNode, nonJsonMessage } from './compile-validator.js'
+import { describeValue } from './describe-value.js'
+import type { InferArgs, InferValue } from './infer-args.js'
+import { JsonSchemaError } from './json-schema-error.js'
+import { readParameterSpec, readValueSpec } from './read-schema.js'
+import type { SchemaNode } from './schema-node.js'
+import { schemaProblem, type SchemaProblem } from './schema-problem.js'
+import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
+import { nodeToJsonSchema, type ParametersJsonSchema } from './schema-spec-to-json-schema.js'
+import { ToolArgsError } from './tool-args-error.js'
+import { ToolDefinitionError } from './tool-definition-error.js'
+import { ToolOutputError } from './tool-output-error.js'
+import { createValidator, type Validator } from './validator.js'
+import type { Violation } from './violation.js'
+
+/** The names a model may call: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (what the major providers accept). */
+export const TOOL_NAME_PATTERN: RegExp = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
+
+/** The largest `timeoutMs`: 2,147,483,647 ms, the most a Node.js timer can wait. */
+export const MAX_TIMEOUT_MS = 2_147_483_647
+
+/** A value or a promise of it. */
+export type MaybePromise<T> = T | Promise<T>
+
+/** What a tool body without `output` returns: content blocks, a string (one text block), or `{ content, meta }`. */
+export type ToolContentReturn = ContentBlock[] | string | ToolExecuteObjectReturn
+
+/** A completed call as a typed `presentResult` sees it: `meta` is the validated output value (when present). */
+export interface TypedToolResult<Value> {
+  /** The model-facing content. */
+  content: ContentBlock[]
+  /** True when the call failed. */
+  isError: boolean
+  /** The body's output value; absent for failures and when a replayed value no longer matches the schema. */
+  meta?: Value
+}
+
+/** The fields every {@link defineTool} spec has. */
+export interface ToolSpecBase<Spec extends ParameterSchemaSpec> {
+  /** The name the model calls, matching {@link TOOL_NAME_PATTERN}. */
+  name: string
+  /** What the tool does, written for the model. */
+  description: string
+  /** The parameter map; `execute` receives `InferArgs<typeof parameters>`. */
+  parameters: Spec
+  /** Cooperative timeout budget in ms: a positive integer ≤ {@link MAX_TIMEOUT_MS}. Never sent to the model. */
+  timeoutMs?: number
+  /** True when calls of this tool may run in parallel with other such calls. */
+  concurrencySafe?: boolean
+  /** How to show the pending call. Only called with arguments that validate; otherwise the wrapper returns `undefined`. */
+  presentCall?(args: InferArgs<Spec>): ToolCallView | undefined
+}
+
+/** What the body of a tool returns: the output value when `Output` is a schema, content otherwise. */
+export type ToolBodyReturn<Output> = [Output] extends [ValueSchemaSpec] ? InferValue<Output> : ToolContentReturn
+
+/** What `invoke` of a defined tool resolves to: the output value, or the content as `{ content, meta? }`. */
+export type ToolInvokeResult<Output> = [Output] extends [ValueSchemaSpec] ? InferValue<Output> : ToolExecuteObjectReturn
+
+/** The `output` of a {@link ToolSpec}: the schema of the body's value, and how it becomes content. */
+export interface ToolOutputSpec<Spec extends ParameterSchemaSpec, Output> {
+  /** The schema of the value the body returns. */
+  schema: Output
+  /** Turns the validated value into the model-facing content (a string is one text block). */
+  render(args: InferArgs<Spec>, value: InferValue<Output>): ContentBlock[] | string
+}
+
+/**
+ * What {@link defineTool} takes. With `output: { schema, render }` the body returns a JSON value matching
+ * `schema`; without it, the body returns content blocks, a string, or `{ content, meta }`.
+ */
+export interface ToolSpec<Spec extends ParameterSchemaSpec, Output extends ValueSchemaSpec | undefined = undefined>
+  extends ToolSpecBase<Spec> {
+  /** The value's schema and its rendering; omit it for a body that returns content. */
+  output?: ToolOutputSpec<Spec, Output>
+  /** The body: runs only with arguments that match `parameters`. */
+  execute(args: InferArgs<Spec>, exec: ToolExecution): MaybePromise<ToolBodyReturn<Output>>
+  /**
+   * How to show the completed call; with `output`, `result.meta` is the validated value. Only called with
+   * arguments that validate; otherwise the wrapper returns `undefined`.
+   */
+  presentResult?(
+    args: InferArgs<Spec>,
+    result: [Output] extends [ValueSchemaSpec] ? TypedToolResult<InferValue<Output>> : ToolResult,
+  ): ToolResultView | undefined
+}
+
+/**
+ * What {@link defineTool} returns: a tools-core `ToolDefinition` (register it with `ctx.tools.register`), plus
+ * `invoke` for programmatic callers.
+ */
+export interface DefinedTool<Args, Result> extends ToolDefinition {
+  /**
+   * Runs the tool outside the registry: validates `args` (throws {@link ToolArgsError}), runs the body, checks
+   * its output (throws {@link ToolOutputError}) and returns, with `output`, the validated value (a detached,
+   * deep-frozen copy) or, without, the content as `{ content, meta? }`.
+   */
+  invoke(args: Args, exec: ToolExecution): Promise<Result>
+}
+
+const specKeys: ReadonlySet<string> = new Set([
+  'name',
+  'description',
+  'parameters',
+  'output',
+  'execute',
+  'timeoutMs',
+  'concurrencySafe',
+  'presentCall',
+  'presentResult',
+])
+const contentTypes: ReadonlySet<unknown> = new Set(['text', 'image', 'audio', 'resource_link', 'resource'])
+
+type AnyFunction = (this: unknown, ...args: unknown[]) => unknown
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function rootViolation(message: string): Violation {
+  return { path: '', segments: [], keyword: 'type', message }
+}
+
+/** Content blocks from a body or `render` return, or why it is not content. */
+function contentOf(value: unknown, forms = ' or a string'): ContentBlock[] | Violation {
+  if (typeof value === 'string') return [{ type: 'text', text: value }]
+  if (!Array.isArray(value)) return rootViolation(`expected content blocks${forms}, got ${describeValue(value)}`)
+  for (let index = 0; index < value.length; index++) {
+    const block: unknown = value[index]
+    if (!isObject(block) || !contentTypes.has(block['type'])) {
+      const message = `expected a content block, got ${describeValue(block)}`
+      return { path: `[${index}]`, segments: [index], keyword: 'type', message }
+    }
+  }
+  return value as ContentBlock[]
+}
+
+/** Checks one definition field, recording a problem when it is wrong. */
+function checkFields(spec: Record<string, unknown>, problems: SchemaProblem[]): void {
+  const report = (segments: JsonPathSegment[], message: string) => problems.push(schemaProblem(segments, message))
+  for (const key of Object.keys(spec)) {
+    if (!specKeys.has(key)) report([key], `unknown field ${JSON.stringify(key)} (allowed: ${[...specKeys].join(', ')})`)
+  }
+  const { name, description, timeoutMs, concurrencySafe } = spec
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+    report(['name'], `must match ${String(TOOL_NAME_PATTERN)}, got ${describeValue(name)}`)
+  }
+  if (typeof description !== 'string' || description.trim() === '') {
+    report(['description'], `must be a non-empty string, got ${describeValue(description)}`)
+  }
+  if (typeof spec['execute'] !== 'function') report(['execute'], `must be a function, got ${describeValue(spec['execute'])}`)
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0 && (timeoutMs as number) <= MAX_TIMEOUT_MS)) {
+    report(['timeoutMs'], `must be a positive integer of milliseconds ≤ ${MAX_TIMEOUT_MS}, got ${describeValue(timeoutMs)}`)
+  }
+  if (concurrencySafe !== undefined && typeof concurrencySafe !== 'boolean') {
+    report(['concurrencySafe'], `must be a boolean, got ${describeValue(concurrencySafe)}`)
+  }
+  for (const key of ['presentCall', 'presentResult'] as const) {
+    if (spec[key] !== undefined && typeof spec[key] !== 'function') report([key], `must be a function, got ${describeValue(spec[key])}`)
+  }
+}
+
+interface OutputParts {
+  readonly node: SchemaNode
+  readonly render: AnyFunction
+  readonly holder: Record<string, unknown>
+}
+
+function checkOutput(output: unknown, problems: SchemaProblem[], schemaProblems: SchemaProblem[]): OutputParts | undefined {
+  if (output === undefined) return undefined
+  if (!isObject(output)) {
+    problems.push(schemaProblem(['output'], `must be { schema, render }, got ${describeValue(output)}`))
+    return undefined
+  }
+  for (const key of Object.keys(output)) {
+    if (key !== 'schema' && key !== 'render') problems.push(schemaProblem(['output', key], `unknown field ${JSON.stringify(key)} (allowed: schema, render)`))
+  }
+  const render = output['render']
+  if (typeof render !== 'function') problems.push(schemaProblem(['output', 'render'], `must be a function, got ${describeValue(render)}`))
+  const read = readValueSpec(output['schema'])
+  for (const problem of read.problems) schemaProblems.push(schemaProblem(['output', 'schema', ...problem.segments], problem.message))
+  if (read.node === undefined || typeof render !== 'function') return undefined
+  return { node: read.node, render: render as AnyFunction, holder: output }
+}
+
+/**
+ * Defines a tool with a typed schema: checks the definition (name, description, `timeoutMs`, `concurrencySafe`, the
+ * parameter map and the output schema, reporting every problem at once), converts `parameters` to JSON Schema,
+ * and returns a `ToolDefinition` whose `execute` validates the arguments before the body runs (a mismatch throws
+ * {@link ToolArgsError}, which the registry turns into an `isError` result the model can act on).
+ *
+ * With `output: { schema, render }` the body returns a JSON value; it must be lossless JSON and match the schema
+ * (otherwise {@link ToolOutputError}, code `INVALID_TOOL_OUTPUT`). `render(args, value)` turns it into the content,
+ * and the result's `meta` is the validated value (a detached deep-frozen copy), so `presentResult` and programmatic
+ * callers of `ctx.tools.execute` can read it; `invoke` returns it directly.
+ *
+ * Without `output` the body returns content blocks, a string (one text block), or `{ content, meta }`.
+ *
+ * `presentCall` and `presentResult` are wrapped: with arguments that do not validate (replayed logs can hold
+ * anything) they return `undefined` instead of running.
+ *
+ * @throws {@link JsonSchemaError} when only the schemas have problems (paths start at `parameters` or
+ *   `output.schema`); {@link ToolDefinitionError} when other fields do (listing the schema problems too).
+ */
+export function defineTool<
+  const Spec extends ParameterSchemaSpec,
+  const Output extends ValueSchemaSpec | undefined = undefined,
+>(spec: ToolSpec<Spec, Output>): DefinedTool<InferArgs<Spec>, ToolInvokeResult<Output>>
+export function defineTool(spec: ToolSpec<ParameterSchemaSpec, ValueSchemaSpec | undefined>): DefinedTool<unknown, unknown> {
+  if (!isObject(spec)) throw new ToolDefinitionError(undefined, [schemaProblem([], `expected a tool spec object, got ${describeValue(spec)}`)])
+  const fields = spec as unknown as Record<string, unknown>
+  const problems: SchemaProblem[] = []
+  const schemaProblems: SchemaProblem[] = []
+  checkFields(fields, problems)
+  const parameters = readParameterSpec(fields['parameters'])
+  for (const problem of parameters.problems) schemaProblems.push(schemaProblem(['parameters', ...problem.segments], problem.message))
+  const output = checkOutput(fields['output'], problems, schemaProblems)
+  const name = typeof fields['name'] === 'string' ? fields['name'] : undefined
+  if (problems.length > 0) throw new ToolDefinitionError(name, [...problems, ...schemaProblems])
+  if (schemaProblems.length > 0 || parameters.node === undefined) throw new JsonSchemaError(schemaProblems)
+  return buildTool(fields, name as string, parameters.node, output)
+}
+
+function buildTool(
+  spec: Record<string, unknown>,
+  name: string,
+  parameterNode: SchemaNode,
+  output: OutputParts | undefined,
+): DefinedTool<unknown, unknown> {
+  const argsValidator = createValidator<unknown>(compileNode(parameterNode))
+  const outputValidator: Validator<unknown> | undefined = output && createValidator(compileNode(output.node))
+  const body = spec['execute'] as AnyFunction
+  const presentCall = spec['presentCall'] as AnyFunction | undefined
+  const presentResult = spec['presentResult'] as AnyFunction | undefined
+
+  function checkArgs(args: unknown): void {
+    if (argsValidator.is(args)) return
+    const result = argsValidator.validate(args)
+    if (!result.ok) throw new ToolArgsError({ toolName: name, violations: result.violations, omitted: result.omitted })
+  }
+
+  function invalidOutput(violations: readonly Violation[], omitted = 0): ToolOutputError {
+    return new ToolOutputError({ toolName: name, violations, omitted })
+  }
+
+  async function invokeValue(args: unknown, exec: ToolExecution): Promise<unknown> {
+    checkArgs(args)
+    const value = await body.call(spec, args, exec)
+    const snapshot = snapshotJson(value)
+    if (!snapshot.ok) {
+      const { path, segments } = snapshot.error
+      throw invalidOutput([{ path, segments, keyword: 'json', message: nonJsonMessage(snapshot.error) }])
+    }
+    const result = (outputValidator as Validator<unknown>).validate(snapshot.value)
+    if (!result.ok) throw invalidOutput(result.violations, result.omitted)
+    return snapshot.value
+  }
+
+  async function invokeContent(args: unknown, exec: ToolExecution): Promise<ToolExecuteObjectReturn> {
+    checkArgs(args)
+    const returned = await body.call(spec, args, exec)
+    if (isObject(returned) && !Array.isArray(returned)) {
+      const content = contentOf(returned['content'])
+      if (!Array.isArray(content)) {
+        throw invalidOutput([{ ...content, path: `content${content.path}`, segments: ['content', ...content.segments] }])
+      }
+      return 'meta' in returned && returned['meta'] !== undefined ? { content, meta: returned['meta'] } : { content }
+    }
+    const content = contentOf(returned, ', a string or { content, meta }')
+    if (!Array.isArray(content)) throw invalidOutput([content])
+    return { content }
+  }
+
+  const definition: DefinedTool<unknown, unknown> = {
+    name,
+    description: spec['description'] as string,
+    parameters: deepFreeze(nodeToJsonSchema(parameterNode)) as ParametersJsonSchema,
+    ...(spec['timeoutMs'] !== undefined ? { timeoutMs: spec['timeoutMs'] as number } : {}),
+    ...(spec['concurrencySafe'] !== undefined ? { concurrencySafe: spec['concurrencySafe'] as boolean } : {}),
+    invoke: output === undefined ? invokeContent : invokeValue,
+    async execute(args, exec) {
+      if (output === undefined) {
+        const result = await invokeContent(args, exec)
+        return 'meta' in result ? result : result.content
+      }
+      const value = await invokeValue(args, exec)
+      const content = contentOf(output.render.call(output.holder, args, value))
+      if (!Array.isArray(content)) throw invalidOutput([{ ...content, message: `render: ${content.message}` }])
+      return { content, meta: value }
+    },
+    ...(presentCall === undefined
+      ? {}
+      : {
+          presentCall(args: unknown): ToolCallView | undefined {
+            return argsValidator.is(args) ? (presentCall.call(spec, args) as ToolCallView | undefined) : undefined
+          },
+        }),
+    ...(presentResult === undefined
+      ? {}
+      : {
+          presentResult(args: unknown, result: ToolResult): ToolResultView | undefined {
+            if (!argsValidator.is(args)) return undefined
+            let shown = result
+            if (outputValidator !== undefined && result.meta !== undefined && !outputValidator.is(result.meta)) {
+              shown = { content: result.content, isError: result.isError }
+            }
+            return presentResult.call(spec, args, shown) as ToolResultView | undefined
+          },
+        }),
+  }
+  return Object.freeze(definition)
+}

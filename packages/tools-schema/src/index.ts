@@ -1,0 +1,72 @@
+export {
+  compileParameters,
+  compileValueSchema,
+  validateArgs,
+  validateValue,
+  type CompileOptions,
+} from './compile-schema.js'
+export { defineParameters, defineValueSchema } from './define-parameters.js'
+export {
+  defineTool,
+  MAX_TIMEOUT_MS,
+  TOOL_NAME_PATTERN,
+  type DefinedTool,
+  type MaybePromise,
+  type ToolBodyReturn,
+  type ToolContentReturn,
+  type ToolInvokeResult,
+  type ToolOutputSpec,
+  type ToolSpec,
+  type ToolSpecBase,
+  type TypedToolResult,
+} from './define-tool.js'
+export type { InferArgs, InferValue, MaxInferDepth, Simplify } from './infer-args.js'
+export { JsonSchemaError } from './json-schema-error.js'
+export { OutputSchemaError } from './output-schema-error.js'
+export { MAX_SCHEMA_DEPTH } from './read-schema.js'
+export type { SchemaProblem } from './schema-problem.js'
+export type {
+  ArraySchemaSpec,
+  BooleanSchemaSpec,
+  IntegerSchemaSpec,
+  JsonValueSchemaSpec,
+  NullSchemaSpec,
+  NumberSchemaSpec,
+  ObjectSchemaSpec,
+  OneOfSchemaSpec,
+  ParameterSchemaSpec,
+  SchemaAnnotations,
+  SchemaProp,
+  SchemaSpec,
+  SchemaType,
+  StringSchemaSpec,
+  MisplacedSchemaKeywords,
+  UnsupportedSchemaKeywords,
+  ValueSchemaSpec,
+} from './schema-spec.js'
+export {
+  schemaSpecToJsonSchema,
+  valueSchemaSpecToJsonSchema,
+  type ParametersJsonSchema,
+} from './schema-spec-to-json-schema.js'
+export {
+  assertStructuredSchemaNode,
+  assertSupportedOutputSchema,
+  validateStructuredValue,
+  type StructuredOutputSchema,
+  type StructuredScalar,
+  type StructuredSchemaNode,
+  type StructuredSchemaType,
+  type StructuredValueResult,
+} from './structured-output.js'
+export { StructuredValueError, type StructuredValueErrorDetails } from './structured-value-error.js'
+export { ToolArgsError, type ToolArgsErrorDetails } from './tool-args-error.js'
+export { ToolDefinitionError } from './tool-definition-error.js'
+export { ToolOutputError, type ToolOutputErrorDetails } from './tool-output-error.js'
+export {
+  DEFAULT_MAX_VIOLATIONS,
+  type ValidateOptions,
+  type ValidationResult,
+  type Validator,
+} from './validator.js'
+export { formatViolation, formatViolations, type Violation, type ViolationKeyword } from './violation.js'

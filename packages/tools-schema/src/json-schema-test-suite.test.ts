@@ -1,0 +1,236 @@
+// Conformance against the JSON Schema Test Suite (draft 2020-12), in ../shared/conformance/ next to the repository.
+//
+// 1. The structured-output subset: every group whose schema lies inside the subset is validated exactly as the
+//    suite says; every group using anything outside it is rejected by the subset assertion (and an independent
+//    classifier below agrees on which groups are inside).
+// 2. The DSL: every group whose schema can be written in the DSL (translated below) is validated exactly as the
+//    suite says.
+//
+// Harness steps, not differences: the root "$schema" (the suite's dialect declaration, always draft 2020-12, the
+// dialect we implement) is removed before the subset assertion; annotations are dropped when translating to the
+// DSL (JSON Schema ignores them; the DSL additionally checks defaults against their node at definition time).
+// Deliberate differences: none are needed for the groups inside the subsets (the suite's data is lossless JSON).
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { compileValueSchema } from './compile-schema.js'
+import { OutputSchemaError } from './output-schema-error.js'
+import type { ValueSchemaSpec } from './schema-spec.js'
+import { assertStructuredSchemaNode, validateStructuredValue } from './structured-output.js'
+
+const repositoryRoot = resolve(import.meta.dirname, '../../..')
+const suiteDirectory = resolve(repositoryRoot, '../shared/conformance/json-schema-test-suite/draft2020-12')
+const dialect = 'https://json-schema.org/draft/2020-12/schema'
+
+interface SuiteCase {
+  description: string
+  data: unknown
+  valid: boolean
+}
+interface SuiteGroup {
+  description: string
+  schema: unknown
+  tests: SuiteCase[]
+}
+
+const files = readdirSync(suiteDirectory).filter((file) => file.endsWith('.json')).sort()
+const groups = files.flatMap((file) =>
+  (JSON.parse(readFileSync(join(suiteDirectory, file), 'utf8')) as SuiteGroup[]).map((group) => ({ file, ...group })),
+)
+
+type Json = Record<string, unknown>
+const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+const scalarTypes = ['string', 'number', 'integer', 'boolean', 'null'] as const
+const jsonTypeOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'number' ? 'number' : typeof value
+
+function withoutDialect(schema: unknown): unknown {
+  if (!isRecord(schema) || schema['$schema'] !== dialect) return schema
+  const { $schema: _dialect, ...rest } = schema
+  return rest
+}
+
+function literalFits(type: string, value: unknown): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string'
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value)
+    case 'integer':
+      return Number.isInteger(value)
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'null':
+      return value === null
+    default:
+      return false
+  }
+}
+
+/** An independent reading of the subset's rules (structured-output.ts documents them). */
+function insideSubset(schema: unknown): boolean {
+  if (!isRecord(schema)) return false
+  const type = schema['type']
+  if (typeof type !== 'string' || !['object', 'array', ...scalarTypes].includes(type)) return false
+  const allowed = new Set(['type', 'description', 'title', 'default', 'examples'])
+  if (type === 'object') for (const key of ['properties', 'required', 'additionalProperties']) allowed.add(key)
+  if (type === 'array') allowed.add('items')
+  if ((scalarTypes as readonly string[]).includes(type)) for (const key of ['enum', 'const']) allowed.add(key)
+  if (!Object.keys(schema).every((key) => allowed.has(key))) return false
+  for (const key of ['description', 'title']) if (key in schema && typeof schema[key] !== 'string') return false
+  if ('examples' in schema && !Array.isArray(schema['examples'])) return false
+  if ('enum' in schema) {
+    const members = schema['enum']
+    if (!Array.isArray(members) || members.length === 0 || 'const' in schema) return false
+    if (!members.every((member) => literalFits(type, member)) || new Set(members).size !== members.length) return false
+  }
+  if ('const' in schema && !literalFits(type, schema['const'])) return false
+  if ('additionalProperties' in schema && typeof schema['additionalProperties'] !== 'boolean') return false
+  const properties = schema['properties'] ?? {}
+  if (!isRecord(properties) || !Object.values(properties).every(insideSubset)) return false
+  if ('required' in schema) {
+    const required = schema['required']
+    if (!Array.isArray(required) || new Set(required).size !== required.length) return false
+    if (!required.every((name) => typeof name === 'string' && Object.hasOwn(properties, name))) return false
+  }
+  return !('items' in schema) || insideSubset(schema['items'])
+}
+
+/**
+ * A JSON Schema written in the DSL, or `undefined` when the DSL cannot express it. Without `type`, JSON Schema
+ * applies each keyword to its own type only; that is a oneOf over the JSON types (disjoint, so exactly one matches).
+ */
+function toDsl(schema: unknown): Json | undefined {
+  if (schema === true) return { type: 'json' }
+  if (!isRecord(schema)) return undefined
+  const supported = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf'])
+  const annotations = new Set(['description', 'title', 'default', 'examples', '$comment'])
+  for (const key of Object.keys(schema)) if (!supported.has(key) && !annotations.has(key)) return undefined
+  if ('oneOf' in schema) {
+    const { oneOf, ...rest } = schema
+    if (!Array.isArray(oneOf) || Object.keys(rest).some((key) => supported.has(key))) return undefined
+    const branches = oneOf.map(toDsl)
+    if (branches.some((branch) => branch === undefined) || branches.length === 0) return undefined
+    return branches.length === 1 ? branches[0] : { oneOf: branches }
+  }
+  let types: string[]
+  if (!('type' in schema)) types = ['null', 'boolean', 'number', 'string', 'object', 'array']
+  else if (typeof schema['type'] === 'string') types = [schema['type']]
+  else if (Array.isArray(schema['type']) && schema['type'].every((type) => typeof type === 'string')) types = schema['type'] as string[]
+  else return undefined
+  if (types.includes('number')) types = types.filter((type) => type !== 'integer')
+  let literals: unknown[] | undefined
+  if ('enum' in schema) literals = schema['enum'] as unknown[]
+  if ('const' in schema) literals = literals === undefined ? [schema['const']] : literals.filter((value) => value === schema['const'])
+  if (literals !== undefined && !literals.every((value) => value === null || typeof value !== 'object')) return undefined
+  const branches: Json[] = []
+  for (const type of types) {
+    if (literals !== undefined) {
+      const members = [...new Set(literals.filter((value) => literalFits(type, value) || (type === 'number' && jsonTypeOf(value) === 'number')))]
+      if (members.length > 0) branches.push({ type, enum: members })
+      continue
+    }
+    if (type === 'object') {
+      const object = objectToDsl(schema)
+      if (object === undefined) return undefined
+      branches.push(object)
+    } else if (type === 'array') {
+      if (!('items' in schema) || schema['items'] === true) branches.push({ type: 'array' })
+      else {
+        const items = toDsl(schema['items'])
+        if (items === undefined) return undefined
+        branches.push({ type: 'array', items })
+      }
+    } else if ((scalarTypes as readonly string[]).includes(type)) branches.push({ type })
+    else return undefined
+  }
+  if (branches.length === 0) return undefined
+  return branches.length === 1 ? branches[0] : { oneOf: branches }
+}
+
+function objectToDsl(schema: Json): Json | undefined {
+  const additional = schema['additionalProperties'] ?? true
+  if (typeof additional !== 'boolean') return undefined
+  const properties = schema['properties'] ?? {}
+  const required = schema['required'] ?? []
+  if (!isRecord(properties) || !Array.isArray(required)) return undefined
+  const map: Json = {}
+  const define = (name: string, value: unknown) => Object.defineProperty(map, name, { value, enumerable: true, writable: true, configurable: true })
+  for (const [name, property] of Object.entries(properties)) {
+    const node = toDsl(property)
+    if (node === undefined) return undefined
+    define(name, required.includes(name) ? { ...node, required: true } : node)
+  }
+  for (const name of required) {
+    if (typeof name !== 'string') return undefined
+    if (Object.hasOwn(map, name)) continue
+    // A required name with no schema: any JSON value, but present. Not expressible when no other key is allowed.
+    if (!additional) return undefined
+    define(name, { type: 'json', required: true })
+  }
+  return { type: 'object', additionalProperties: additional, properties: map }
+}
+
+const counts = {
+  groups: groups.length,
+  subset: { inside: 0, rejected: 0, cases: 0 },
+  dsl: { translated: 0, notExpressible: 0, cases: 0 },
+}
+
+afterAll(() => {
+  const { subset, dsl } = counts
+  console.log(
+    `JSON Schema Test Suite: ${counts.groups} groups in ${files.length} files. ` +
+      `Structured-output subset: ${subset.inside} groups inside (${subset.cases} cases, all as the suite says), ` +
+      `${subset.rejected} rejected by assertStructuredSchemaNode. ` +
+      `DSL: ${dsl.translated} groups expressible (${dsl.cases} cases, all as the suite says), ${dsl.notExpressible} not expressible.`,
+  )
+})
+
+describe('JSON Schema Test Suite (draft 2020-12)', () => {
+  test('the suite is there', () => {
+    expect(files.length).toBeGreaterThan(40)
+    expect(groups.length).toBeGreaterThan(300)
+  })
+
+  describe.each(groups)('$file: $description', (group) => {
+    const schema = withoutDialect(group.schema)
+
+    test('structured-output subset', () => {
+      let accepted = true
+      try {
+        assertStructuredSchemaNode(schema)
+      } catch (error) {
+        if (!OutputSchemaError.isInstance(error)) throw error
+        expect(error.problems.length).toBeGreaterThan(0)
+        accepted = false
+      }
+      expect(accepted).toBe(insideSubset(schema))
+      if (!accepted) {
+        counts.subset.rejected++
+        return
+      }
+      counts.subset.inside++
+      for (const suiteCase of group.tests) {
+        const result = validateStructuredValue(schema as Parameters<typeof validateStructuredValue>[0], suiteCase.data)
+        expect(result.ok, suiteCase.description).toBe(suiteCase.valid)
+        counts.subset.cases++
+      }
+    })
+
+    test('DSL', () => {
+      const spec = toDsl(schema)
+      if (spec === undefined) {
+        counts.dsl.notExpressible++
+        return
+      }
+      const validator = compileValueSchema(spec as unknown as ValueSchemaSpec)
+      counts.dsl.translated++
+      for (const suiteCase of group.tests) {
+        expect(validator.is(suiteCase.data), `${suiteCase.description}: ${JSON.stringify(spec)}`).toBe(suiteCase.valid)
+        expect(validator.validate(suiteCase.data).ok).toBe(suiteCase.valid)
+        counts.dsl.cases++
+      }
+    })
+  })
+})

@@ -1,0 +1,186 @@
+import type { ReadonlyJsonValue } from '@dsh/tools-core'
+
+/** The node types of the schema DSL. `json` accepts any lossless JSON value. */
+export type SchemaType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'object' | 'array' | 'json'
+
+/**
+ * Annotations every node may carry. They travel to the model in the JSON Schema; none of them changes validation.
+ * `default` and each of `examples` must be lossless JSON that matches the node itself (checked at definition
+ * time). Defaults are documentation for the model: they are never filled in.
+ */
+export interface SchemaAnnotations<Value> {
+  /** What the value means, written for the model. */
+  readonly description?: string
+  /** A short human-readable name. */
+  readonly title?: string
+  /** The value the tool assumes when the property is left out. Documented, never applied. */
+  readonly default?: Value
+  /** Example values. */
+  readonly examples?: readonly Value[]
+}
+
+/**
+ * JSON Schema keywords the DSL does not support, declared `never` so that writing one is a type error (the
+ * definition-time check rejects them, and every other unknown key, at run time too).
+ */
+export type UnsupportedSchemaKeywords = {
+  readonly [Keyword in
+    | 'pattern'
+    | 'minLength'
+    | 'maxLength'
+    | 'format'
+    | 'minimum'
+    | 'maximum'
+    | 'exclusiveMinimum'
+    | 'exclusiveMaximum'
+    | 'multipleOf'
+    | 'minItems'
+    | 'maxItems'
+    | 'uniqueItems'
+    | 'prefixItems'
+    | 'contains'
+    | 'minProperties'
+    | 'maxProperties'
+    | 'patternProperties'
+    | 'propertyNames'
+    | 'anyOf'
+    | 'allOf'
+    | 'not'
+    | '$ref'
+    | '$defs'
+    | 'nullable']?: never
+}
+
+/** Keywords that belong to other node types, declared `never` so that a misplaced one is a type error. */
+export type MisplacedSchemaKeywords<Keyword extends string> = { readonly [Key in Keyword]?: never }
+
+type ScalarMisplaced = MisplacedSchemaKeywords<'properties' | 'additionalProperties' | 'items' | 'oneOf'>
+
+/** `{ type: 'string' }`, optionally narrowed to literals by `enum` or `const`. */
+export interface StringSchemaSpec extends SchemaAnnotations<string>, UnsupportedSchemaKeywords, ScalarMisplaced {
+  /** Discriminant. */
+  readonly type: 'string'
+  /** The allowed strings (at least one, no duplicates). Inferred as a union of literals. */
+  readonly enum?: readonly string[]
+  /** The one allowed string. Inferred as that literal. */
+  readonly const?: string
+}
+
+/** `{ type: 'number' }`: any finite JSON number. */
+export interface NumberSchemaSpec extends SchemaAnnotations<number>, UnsupportedSchemaKeywords, ScalarMisplaced {
+  /** Discriminant. */
+  readonly type: 'number'
+  /** The allowed numbers (finite, at least one, no duplicates). */
+  readonly enum?: readonly number[]
+  /** The one allowed number. */
+  readonly const?: number
+}
+
+/** `{ type: 'integer' }`: a JSON number with no fractional part. Inferred as `number`. */
+export interface IntegerSchemaSpec extends SchemaAnnotations<number>, UnsupportedSchemaKeywords, ScalarMisplaced {
+  /** Discriminant. */
+  readonly type: 'integer'
+  /** The allowed integers (at least one, no duplicates). */
+  readonly enum?: readonly number[]
+  /** The one allowed integer. */
+  readonly const?: number
+}
+
+/** `{ type: 'boolean' }`. */
+export interface BooleanSchemaSpec extends SchemaAnnotations<boolean>, UnsupportedSchemaKeywords, ScalarMisplaced {
+  /** Discriminant. */
+  readonly type: 'boolean'
+  /** The allowed booleans. */
+  readonly enum?: readonly boolean[]
+  /** The one allowed boolean. */
+  readonly const?: boolean
+}
+
+/** `{ type: 'null' }`: only `null`. */
+export interface NullSchemaSpec extends SchemaAnnotations<null>, UnsupportedSchemaKeywords, ScalarMisplaced {
+  /** Discriminant. */
+  readonly type: 'null'
+  /** `[null]`, the only possible list. */
+  readonly enum?: readonly null[]
+  /** `null`, the only possible literal. */
+  readonly const?: null
+}
+
+/** `{ type: 'json' }`: any lossless JSON value (emitted as the empty schema `{}`). */
+export interface JsonValueSchemaSpec
+  extends SchemaAnnotations<ReadonlyJsonValue>,
+    UnsupportedSchemaKeywords,
+    MisplacedSchemaKeywords<'enum' | 'const' | 'properties' | 'additionalProperties' | 'items' | 'oneOf'> {
+  /** Discriminant. */
+  readonly type: 'json'
+}
+
+/**
+ * `{ type: 'object', additionalProperties, properties? }`. Every explicit object declares whether it is open
+ * (`additionalProperties: true`: other keys may hold any JSON value) or closed (`false`: no other keys).
+ */
+export interface ObjectSchemaSpec
+  extends SchemaAnnotations<{ readonly [key: string]: ReadonlyJsonValue }>,
+    UnsupportedSchemaKeywords,
+    MisplacedSchemaKeywords<'enum' | 'const' | 'items' | 'oneOf'> {
+  /** Discriminant. */
+  readonly type: 'object'
+  /** The declared properties; each is optional unless it says `required: true`. */
+  readonly properties?: ParameterSchemaSpec
+  /** `true`: undeclared keys are allowed (any JSON value); `false`: they are violations. Always explicit. */
+  readonly additionalProperties: boolean
+}
+
+/** `{ type: 'array', items? }`: a JSON array; without `items`, of any JSON values. */
+export interface ArraySchemaSpec
+  extends SchemaAnnotations<readonly ReadonlyJsonValue[]>,
+    UnsupportedSchemaKeywords,
+    MisplacedSchemaKeywords<'enum' | 'const' | 'properties' | 'additionalProperties' | 'oneOf'> {
+  /** Discriminant. */
+  readonly type: 'array'
+  /** The schema of every element. */
+  readonly items?: ValueSchemaSpec
+}
+
+/**
+ * `{ oneOf: [a, b, …] }`: the value matches exactly one of two or more branches (write branches that cannot
+ * overlap, for example objects told apart by a `const` property). Used instead of `type`.
+ */
+export interface OneOfSchemaSpec
+  extends SchemaAnnotations<ReadonlyJsonValue>,
+    UnsupportedSchemaKeywords,
+    MisplacedSchemaKeywords<'enum' | 'const' | 'properties' | 'additionalProperties' | 'items'> {
+  /** Not allowed next to `oneOf`. */
+  readonly type?: never
+  /** Two or more branches. */
+  readonly oneOf: readonly [ValueSchemaSpec, ValueSchemaSpec, ...ValueSchemaSpec[]]
+}
+
+/** A schema for one value: a typed node or a `oneOf`. Used for array items, `oneOf` branches and tool output. */
+export type ValueSchemaSpec =
+  | StringSchemaSpec
+  | NumberSchemaSpec
+  | IntegerSchemaSpec
+  | BooleanSchemaSpec
+  | NullSchemaSpec
+  | JsonValueSchemaSpec
+  | ObjectSchemaSpec
+  | ArraySchemaSpec
+  | OneOfSchemaSpec
+
+/** One property of a parameter map: a value schema plus `required: true` when the property must be present. */
+export type SchemaProp = ValueSchemaSpec & {
+  /** Marks the property required (omit it for optional; `false` is not accepted). */
+  readonly required?: true
+}
+
+/**
+ * A parameter map: property name → {@link SchemaProp}. A tool's `parameters`, and the `properties` of an object
+ * node. As a tool's `parameters` it is an implicit open object: keys it does not declare are allowed.
+ */
+export interface ParameterSchemaSpec {
+  readonly [name: string]: SchemaProp
+}
+
+/** The seed's name for {@link ParameterSchemaSpec}. */
+export type SchemaSpec = ParameterSchemaSpec

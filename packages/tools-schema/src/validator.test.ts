@@ -1,0 +1,466 @@
+import { runInNewContext } from 'node:vm'
+import { formatJsonPath } from '@dsh/tools-core'
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { compileParameters, compileValueSchema, validateArgs, validateValue } from './compile-schema.js'
+import { defineParameters, defineValueSchema } from './define-parameters.js'
+import { JsonSchemaError } from './json-schema-error.js'
+import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
+import { DEFAULT_MAX_VIOLATIONS } from './validator.js'
+import { formatViolation, formatViolations, type Violation } from './violation.js'
+
+function lines(violations: readonly Violation[]): string[] {
+  return violations.map(formatViolation)
+}
+
+/** Every violation of `value` as `path: message` lines ([] when valid). */
+function check(spec: ParameterSchemaSpec, value: unknown): string[] {
+  const result = validateArgs(spec, value)
+  return result.ok ? [] : lines(result.violations)
+}
+
+function checkValue(spec: ValueSchemaSpec, value: unknown): string[] {
+  const result = validateValue(spec, value)
+  return result.ok ? [] : lines(result.violations)
+}
+
+const server = defineParameters({
+  name: { type: 'string', required: true },
+  servers: {
+    type: 'array',
+    required: true,
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        host: { type: 'string', required: true },
+        port: { type: 'integer' },
+        tls: { type: 'boolean' },
+      },
+    },
+  },
+  mode: { type: 'string', enum: ['fast', 'safe'] },
+  labels: { type: 'object', additionalProperties: true },
+})
+
+describe('valid values', () => {
+  test('each node type accepts its values', () => {
+    expect(checkValue({ type: 'string' }, '')).toEqual([])
+    expect(checkValue({ type: 'number' }, 1.5)).toEqual([])
+    expect(checkValue({ type: 'number' }, -1e308)).toEqual([])
+    expect(checkValue({ type: 'integer' }, 2 ** 60)).toEqual([])
+    expect(checkValue({ type: 'integer' }, 1e300)).toEqual([])
+    expect(checkValue({ type: 'boolean' }, false)).toEqual([])
+    expect(checkValue({ type: 'null' }, null)).toEqual([])
+    expect(checkValue({ type: 'json' }, { a: [1, 'x', null, { b: false }] })).toEqual([])
+    expect(checkValue({ type: 'array' }, [1, 'two', [3]])).toEqual([])
+    expect(checkValue({ type: 'object', additionalProperties: true }, { any: { thing: [] } })).toEqual([])
+    expect(checkValue({ type: 'object', additionalProperties: false }, {})).toEqual([])
+    expect(checkValue({ oneOf: [{ type: 'string' }, { type: 'integer' }] }, 3)).toEqual([])
+    expect(checkValue({ type: 'integer', enum: [0, 1] }, 0)).toEqual([])
+    expect(checkValue({ type: 'null', const: null }, null)).toEqual([])
+  })
+
+  test('the parameter map is an open object: undeclared keys hold any JSON', () => {
+    expect(check(server, { name: 'a', servers: [], extra: { deep: [1, 2] } })).toEqual([])
+  })
+
+  test('keys in any order, and a value that is a full match', () => {
+    const value = { labels: { a: '1' }, mode: 'safe', servers: [{ tls: true, port: 443, host: 'example.org' }], name: 'prod' }
+    const result = validateArgs(server, value)
+    expect(result.ok).toBe(true)
+    if (result.ok) expect(result.value).toBe(value)
+  })
+
+  test('null-prototype objects and objects and arrays from another realm', () => {
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { name: 'n', servers: [] })
+    expect(check(server, bare)).toEqual([])
+    const foreign = runInNewContext('({ name: "n", servers: [{ host: "h" }] })') as unknown
+    expect(check(server, foreign)).toEqual([])
+  })
+
+  test('own __proto__ and constructor properties are data', () => {
+    // A `__proto__` key in an object literal sets the prototype; JSON.parse makes it an own property.
+    const spec = defineParameters(
+      JSON.parse('{"__proto__": {"type": "string"}, "constructor": {"type": "integer", "required": true}}') as ParameterSchemaSpec,
+    )
+    expect(check(spec, JSON.parse('{"__proto__": "x", "constructor": 1}'))).toEqual([])
+    expect(check(spec, { constructor: 1 })).toEqual([])
+    expect(check(spec, {})).toEqual(['constructor: is required but missing'])
+    expect(check(spec, JSON.parse('{"__proto__": 5, "constructor": 1}'))).toEqual([
+      '__proto__: expected a string, got the number 5',
+    ])
+  })
+})
+
+describe('violations, each with its path', () => {
+  test('a required property named "" (which ajv 8 never reports missing)', () => {
+    const spec = defineParameters({ '': { type: 'string', required: true } })
+    expect(check(spec, {})).toEqual(['[""]: is required but missing'])
+    expect(check(spec, { '': 'x' })).toEqual([])
+  })
+
+  test('types, required, additionalProperties, enum, in reading order', () => {
+    expect(
+      check(server, {
+        servers: [{ host: 'a' }, { host: 7, port: 1.5, tls: 'yes', user: 'root' }, {}],
+        mode: 'turbo',
+      }),
+    ).toEqual([
+      'servers[1].host: expected a string, got the number 7',
+      'servers[1].port: expected an integer, got the number 1.5',
+      'servers[1].tls: expected a boolean, got the string "yes"',
+      'servers[1].user: is not an allowed property (allowed: host, port, tls)',
+      'servers[2].host: is required but missing',
+      'mode: expected one of "fast", "safe", got "turbo"',
+      'name: is required but missing',
+    ])
+  })
+
+  test('the root', () => {
+    expect(check(server, [])).toEqual(['(root): expected an object, got an array'])
+    expect(check(server, null)).toEqual(['(root): expected an object, got null'])
+    expect(check(server, 'x'.repeat(100))).toEqual([
+      `(root): expected an object, got the string "${'x'.repeat(37)}…"`,
+    ])
+  })
+
+  test('const and odd keys in paths', () => {
+    const spec = defineParameters({
+      'odd key': { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'a' } } },
+    })
+    expect(check(spec, { 'odd key': { kind: 'b', 'x-y': 1 } })).toEqual([
+      '["odd key"].kind: expected "a", got "b"',
+      '["odd key"]["x-y"]: is not an allowed property (allowed: kind)',
+    ])
+  })
+
+  test('paths are exactly what formatJsonPath gives for the segments', () => {
+    const spec = defineValueSchema({ type: 'array', items: { type: 'object', additionalProperties: false } })
+    fc.assert(
+      fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 3 }), (keys) => {
+        const value = [{}, Object.fromEntries(keys.filter((key) => key !== '__proto__').map((key) => [key, 1]))]
+        const result = validateValue(spec, value)
+        if (result.ok) return
+        for (const violation of result.violations) expect(violation.path).toBe(formatJsonPath(violation.segments))
+      }),
+    )
+  })
+
+  test('oneOf: none, or more than one, matching', () => {
+    const edit = defineValueSchema({
+      oneOf: [
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: { kind: { type: 'string', const: 'insert', required: true }, text: { type: 'string', required: true } },
+        },
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: { kind: { type: 'string', const: 'delete', required: true }, count: { type: 'integer', required: true } },
+        },
+      ],
+    })
+    expect(checkValue(edit, { kind: 'delete', count: 'two' })).toEqual([
+      '(root): matches none of the 2 allowed shapes; the closest is shape 2 (kind "delete")',
+      'count: expected an integer, got the string "two"',
+    ])
+    expect(checkValue(edit, { kind: 'insert' })).toEqual([
+      '(root): matches none of the 2 allowed shapes; the closest is shape 1 (kind "insert")',
+      'text: is required but missing',
+    ])
+    expect(checkValue(edit, 'insert')).toEqual([
+      '(root): matches none of the 2 allowed shapes; the closest is shape 1 (kind "insert")',
+      '(root): expected an object, got the string "insert"',
+    ])
+    expect(compileValueSchema(edit).firstViolation({ kind: 'delete' })?.message).toBe(
+      'matches none of the 2 allowed shapes; the closest is shape 2 (kind "delete"): count: is required but missing',
+    )
+    const overlapping = defineValueSchema({ oneOf: [{ type: 'number' }, { type: 'integer' }, { type: 'string' }] })
+    expect(checkValue(overlapping, 3)).toEqual([
+      '(root): matches 2 of the 3 allowed shapes (1, 2); it must match exactly one',
+    ])
+    expect(checkValue(overlapping, 3.5)).toEqual([])
+  })
+
+  test('oneOf told apart by a const (or enum) property: only the selected shape is checked and reported', () => {
+    const command = defineValueSchema({
+      oneOf: [
+        { type: 'object', additionalProperties: false, properties: { op: { type: 'string', const: 'run', required: true }, cmd: { type: 'string', required: true } } },
+        { type: 'object', additionalProperties: false, properties: { op: { type: 'string', enum: ['stop', 'kill'], required: true }, id: { type: 'integer' } } },
+        { type: 'object', additionalProperties: true, properties: { op: { type: 'integer', const: 3 } } },
+      ],
+    })
+    expect(checkValue(command, { op: 'run', cmd: 'ls' })).toEqual([])
+    expect(checkValue(command, { op: 'kill', id: 3 })).toEqual([])
+    expect(checkValue(command, { op: 3, anything: true })).toEqual([])
+    expect(checkValue(command, { op: 'kill', cmd: 'ls' })).toEqual([
+      '(root): matches none of the 3 allowed shapes; the closest is shape 2 (an object)',
+      'cmd: is not an allowed property (allowed: op, id)',
+    ])
+    expect(checkValue(command, { op: 'pause' })).toEqual([
+      '(root): matches none of the 3 allowed shapes: op must be one of "run", "stop", "kill", 3, got "pause"',
+    ])
+    expect(checkValue(command, { op: Symbol('run') })).toEqual([
+      '(root): matches none of the 3 allowed shapes: op must be one of "run", "stop", "kill", 3, got a symbol (not JSON)',
+    ])
+    expect(checkValue(command, { op: Number.NaN })).toEqual([
+      '(root): matches none of the 3 allowed shapes: op must be one of "run", "stop", "kill", 3, got NaN (not a JSON number)',
+    ])
+    // Without the property, every shape is tried (the third one does not require it).
+    expect(checkValue(command, { other: 1 })).toEqual([])
+    const hostile = {
+      get op(): string {
+        throw new Error('tag')
+      },
+    }
+    expect(compileValueSchema(command).is(hostile)).toBe(false)
+    expect(checkValue(command, hostile)[1]).toBe('(root): reading the value threw: tag')
+  })
+
+  test('a oneOf deep inside gets the full path', () => {
+    const spec = defineParameters({
+      items: { type: 'array', items: { oneOf: [{ type: 'string' }, { type: 'null' }] } },
+    })
+    expect(check(spec, { items: ['a', null, 3] })).toEqual([
+      'items[2]: matches none of the 2 allowed shapes; the closest is shape 1 (a string)',
+      'items[2]: expected a string, got the number 3',
+    ])
+  })
+})
+
+describe('a cap on listed violations, and a count of the rest', () => {
+  const numbers = defineValueSchema({ type: 'array', items: { type: 'number' } })
+  const bad = Array.from({ length: 30 }, (_, index) => `n${index}`)
+
+  test(`at most ${DEFAULT_MAX_VIOLATIONS} by default`, () => {
+    const result = validateValue(numbers, bad)
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.violations).toHaveLength(DEFAULT_MAX_VIOLATIONS)
+    expect(result.omitted).toBe(30 - DEFAULT_MAX_VIOLATIONS)
+    expect(result.violations[19]?.path).toBe('[19]')
+    expect(formatViolations(result.violations, result.omitted).split('\n').at(-1)).toBe('- … and 10 more')
+  })
+
+  test('maxViolations sets the cap; a nonsensical cap falls back to the default', () => {
+    const validator = compileValueSchema(numbers)
+    const three = validator.validate(bad, { maxViolations: 3 })
+    expect(three.ok ? [] : [three.violations.length, three.omitted]).toEqual([3, 27])
+    const fallback = validator.validate(bad, { maxViolations: -1 })
+    expect(fallback.ok ? [] : fallback.violations.length).toBe(DEFAULT_MAX_VIOLATIONS)
+  })
+
+  test('firstViolation stops at the first one in reading order', () => {
+    const validator = compileParameters(server)
+    expect(validator.firstViolation({ name: 'x', servers: [{ host: 'a' }, { host: 1 }, { port: 'p' }] })).toEqual({
+      path: 'servers[1].host',
+      segments: ['servers', 1, 'host'],
+      keyword: 'type',
+      message: 'expected a string, got the number 1',
+    })
+    expect(validator.firstViolation({ name: 'x', servers: [] })).toBeUndefined()
+  })
+})
+
+describe('lossless JSON', () => {
+  test.each([
+    [Number.NaN, 'NaN (not a JSON number)'],
+    [Number.POSITIVE_INFINITY, 'Infinity (not a JSON number)'],
+    [-0, '-0 (not lossless JSON; use 0)'],
+    [undefined, 'undefined (not JSON)'],
+    [10n, 'a BigInt (not JSON)'],
+  ])('%s is not a number', (value, described) => {
+    expect(checkValue({ type: 'number' }, value)).toEqual([`(root): expected a number, got ${described}`])
+  })
+
+  test('-0 is not an integer, nor the const 0', () => {
+    expect(checkValue({ type: 'integer' }, -0)).toEqual(['(root): expected an integer, got -0 (not lossless JSON; use 0)'])
+    expect(checkValue({ type: 'integer', const: 0 }, -0)).toEqual(['(root): expected an integer, got -0 (not lossless JSON; use 0)'])
+    expect(checkValue({ type: 'number', enum: [0, 1] }, -0)).toEqual(['(root): expected a number, got -0 (not lossless JSON; use 0)'])
+  })
+
+  test('class instances, functions and symbols are not objects', () => {
+    class Point {
+      x = 1
+    }
+    const open = defineValueSchema({ type: 'object', additionalProperties: true })
+    expect(checkValue(open, new Date(0))).toEqual(['(root): expected an object, got a Date (not JSON)'])
+    expect(checkValue(open, new Map())).toEqual(['(root): expected an object, got a Map (not JSON)'])
+    expect(checkValue(open, new Point())).toEqual(['(root): expected an object, got a Point (not JSON)'])
+    expect(checkValue(open, Object.create({ inherited: 1 }))).toEqual([
+      '(root): expected an object, got an object with a custom prototype (not JSON)',
+    ])
+    expect(checkValue(open, () => 1)).toEqual(['(root): expected an object, got a function (not JSON)'])
+    expect(checkValue({ type: 'string' }, Symbol('s'))).toEqual(['(root): expected a string, got a symbol (not JSON)'])
+  })
+
+  test('objects dressed as arrays and arrays dressed as objects', () => {
+    expect(checkValue({ type: 'array' }, Object.create(Array.prototype))).toEqual([
+      '(root): expected an array, got an object with a custom prototype (not JSON)',
+    ])
+    const disguised = Object.setPrototypeOf([1], Object.prototype) as unknown
+    expect(checkValue({ type: 'object', additionalProperties: true }, disguised)).toEqual([
+      '(root): expected an object, got an array with a custom prototype (not JSON)',
+    ])
+    expect(checkValue({ type: 'array' }, disguised)).toEqual(['(root): expected an array, got an array with a custom prototype (not JSON)'])
+  })
+
+  test('array subclasses, typed arrays, holes and undefined elements', () => {
+    class List extends Array<number> {}
+    const numbers = defineValueSchema({ type: 'array', items: { type: 'number' } })
+    expect(checkValue(numbers, List.from([1]))).toEqual(['(root): expected an array, got a List (not JSON)'])
+    expect(checkValue(numbers, new Float64Array(2))).toEqual(['(root): expected an array, got a Float64Array (not JSON)'])
+    // oxlint-disable-next-line no-sparse-arrays -- the hole is the point
+    expect(checkValue(numbers, [1, , 3])).toEqual(['[1]: expected a number, got undefined (not JSON)'])
+    expect(checkValue({ type: 'array' }, [1, undefined])).toEqual(['[1]: is not lossless JSON: undefined is not JSON'])
+  })
+
+  test('an own property holding undefined is a violation, not an absent property', () => {
+    expect(check(server, { name: 'n', servers: [], mode: undefined })).toEqual([
+      'mode: expected a string, got undefined (not JSON)',
+    ])
+    expect(check(server, { name: 'n', servers: [], extra: undefined })).toEqual(['extra: is not lossless JSON: undefined is not JSON'])
+  })
+
+  test('json values and open-object extras are checked all the way down, with the inner path', () => {
+    const spec = defineParameters({ data: { type: 'json' } })
+    expect(check(spec, { data: { a: [1, { b: new Date(0) }] } })).toEqual([
+      'data.a[1].b: is not lossless JSON: a Date is not JSON (only plain objects and arrays are)',
+    ])
+    expect(check(spec, { data: [1], more: { x: Number.NaN } })).toEqual(['more.x: is not lossless JSON: NaN is not a JSON number'])
+    expect(check(server, { name: 'n', servers: [], labels: { f: () => 1 } })).toEqual([
+      'labels.f: is not lossless JSON: a function is not JSON',
+    ])
+  })
+})
+
+describe('totality: it reports, never throws', () => {
+  test('throwing getters', () => {
+    const hostile = {
+      name: 'n',
+      get servers(): unknown {
+        throw new Error('no servers for you')
+      },
+    }
+    expect(check(server, hostile)).toEqual(['(root): reading the value threw: no servers for you'])
+    expect(compileParameters(server).is(hostile)).toBe(false)
+  })
+
+  test('revoked proxies and proxies whose traps throw', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {})
+    revoke()
+    expect(check(server, proxy)).toEqual(["(root): reading the value threw: Cannot perform 'IsArray' on a proxy that has been revoked"])
+    const trap = new Proxy(
+      { name: 'n', servers: [] },
+      {
+        ownKeys() {
+          throw new TypeError('ownKeys trap')
+        },
+      },
+    )
+    expect(check(server, trap)).toEqual(['(root): reading the value threw: ownKeys trap'])
+    const thrower = new Error('not a plain message')
+    Object.defineProperty(thrower, 'message', {
+      get() {
+        throw new Error('again')
+      },
+    })
+    const nasty = {
+      get name(): string {
+        throw thrower
+      },
+    }
+    expect(check(server, nasty)).toEqual(['(root): reading the value threw: an unprintable error'])
+  })
+
+  test('a well-behaved proxy is read like the object behind it', () => {
+    expect(check(server, new Proxy({ name: 'n', servers: [{ host: 'h' }] }, {}))).toEqual([])
+  })
+
+  test('cycles in json values and open extras', () => {
+    const cycle: Record<string, unknown> = { name: 'n', servers: [] }
+    cycle['self'] = cycle
+    // `self` is the whole value again: inside it, its own `self` closes the cycle.
+    expect(check(server, cycle)).toEqual(['self.self: is not lossless JSON: a cycle (the value contains itself) is not JSON'])
+    const list: unknown[] = []
+    list.push(list)
+    expect(checkValue({ type: 'json' }, list)).toEqual(['[0]: is not lossless JSON: a cycle (the value contains itself) is not JSON'])
+  })
+
+  test('100,000-deep nesting in a json value, an open extra and a typed tree', () => {
+    let deep: unknown = 'bottom'
+    for (let depth = 0; depth < 100_000; depth++) deep = { a: [deep] }
+    expect(checkValue({ type: 'json' }, deep)).toEqual([])
+    expect(check(server, { name: 'n', servers: [], deep })).toEqual([])
+    let broken: unknown = Number.NaN
+    for (let depth = 0; depth < 100_000; depth++) broken = [broken]
+    const result = validateValue({ type: 'json' }, broken)
+    expect(result.ok).toBe(false)
+    if (!result.ok) expect(result.violations[0]?.segments).toHaveLength(100_000)
+    const tree = defineValueSchema({ type: 'array', items: { type: 'array', items: { type: 'string' } } })
+    expect(checkValue(tree, [[deep]])).toEqual(['[0][0]: expected a string, got an object'])
+  })
+
+  test('a getter that answers differently on each read', () => {
+    let reads = 0
+    const flaky = {
+      name: 'n',
+      servers: [],
+      get mode(): unknown {
+        reads++
+        return reads % 2 === 1 ? 42 : 'fast'
+      },
+    }
+    const result = validateArgs(server, flaky)
+    expect(result.ok).toBe(false)
+    if (!result.ok) {
+      expect(lines(result.violations)).toEqual([
+        '(root): the value changed while it was being validated (a getter or proxy answered differently)',
+      ])
+    }
+  })
+
+  test('inherited enumerable keys (a polluted Object.prototype) are not part of the value', () => {
+    const closed = defineValueSchema({ type: 'object', additionalProperties: false, properties: { a: { type: 'string' } } })
+    const prototype = Object.prototype as Record<string, unknown>
+    prototype['polluted'] = 1
+    try {
+      expect(checkValue(closed, { a: 'x' })).toEqual([])
+    } finally {
+      delete prototype['polluted']
+    }
+  })
+
+  test('validators never throw, whatever the value (property)', () => {
+    const validator = compileParameters(server)
+    fc.assert(
+      fc.property(fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true, withNullPrototype: true, withBoxedValues: true }), (value) => {
+        const verdict = validator.is(value)
+        const result = validator.validate(value)
+        expect(result.ok).toBe(verdict)
+        expect(validator.firstViolation(value) === undefined).toBe(verdict)
+        if (!result.ok) expect(result.violations.length).toBeGreaterThan(0)
+      }),
+      { numRuns: 500 },
+    )
+  })
+})
+
+describe('compiling and caching', () => {
+  test('a spec compiles once per object identity', () => {
+    const spec = defineParameters({ path: { type: 'string' } })
+    expect(compileParameters(spec)).toBe(compileParameters(spec))
+    expect(compileParameters(spec, { cache: false })).not.toBe(compileParameters(spec))
+    const schema = defineValueSchema({ type: 'string' })
+    expect(compileValueSchema(schema)).toBe(compileValueSchema(schema))
+  })
+
+  test('an unsupported spec throws JsonSchemaError from every entry point', () => {
+    const bad = { path: { type: 'string', pattern: 'x' } } as unknown as ParameterSchemaSpec
+    expect(() => validateArgs(bad, {})).toThrow(JsonSchemaError)
+    expect(() => compileParameters(bad)).toThrow(JsonSchemaError)
+    expect(() => validateValue({ type: 'object' } as unknown as ValueSchemaSpec, {})).toThrow(JsonSchemaError)
+  })
+})

@@ -1,0 +1,88 @@
+import { changedWhileReading, Sink, type Check } from './compile-validator.js'
+import { errorText } from './describe-value.js'
+import type { Violation } from './violation.js'
+
+/** How many violations `validate` lists by default; the rest are counted in `omitted`. */
+export const DEFAULT_MAX_VIOLATIONS = 20
+
+/** Options of {@link Validator.validate}. */
+export interface ValidateOptions {
+  /** How many violations to list (default {@link DEFAULT_MAX_VIOLATIONS}); the rest are only counted. */
+  readonly maxViolations?: number
+}
+
+/** The outcome of {@link Validator.validate}. */
+export type ValidationResult<T> =
+  | {
+      /** The value matches. */
+      readonly ok: true
+      /** The same value, typed. */
+      readonly value: T
+    }
+  | {
+      /** The value does not match. */
+      readonly ok: false
+      /** The violations, in the order the value was read, at most `maxViolations` of them. */
+      readonly violations: readonly Violation[]
+      /** How many more violations there were. */
+      readonly omitted: number
+    }
+
+/**
+ * A schema compiled into closures. Every method is total: whatever the input (throwing getters, proxies, cycles,
+ * any nesting depth), it answers and never throws.
+ */
+export interface Validator<T> {
+  /** True when `value` matches. The fastest check: stops at the first problem and allocates nothing. */
+  is(value: unknown): value is T
+  /** Every violation, each with its path (at most `maxViolations` listed, the rest counted). */
+  validate(value: unknown, options?: ValidateOptions): ValidationResult<T>
+  /** The first violation in reading order, or `undefined` when the value matches. Stops there. */
+  firstViolation(value: unknown): Violation | undefined
+}
+
+function run(check: Check, value: unknown, sink: Sink): void {
+  let ok: boolean
+  try {
+    ok = check(value, sink)
+  } catch (error) {
+    // Only reachable through the engine's own limits (a RangeError deep in a host call); report, never throw.
+    sink.add('unreadable', `validation stopped: ${errorText(error)}`)
+    return
+  }
+  if (!ok && sink.count === 0) sink.add('unreadable', changedWhileReading)
+}
+
+class CompiledValidator<T> implements Validator<T> {
+  constructor(private readonly check: Check) {}
+
+  is(value: unknown): value is T {
+    try {
+      return this.check(value, null)
+    } catch {
+      return false
+    }
+  }
+
+  validate(value: unknown, options?: ValidateOptions): ValidationResult<T> {
+    if (this.is(value)) return { ok: true, value }
+    const requested = options?.maxViolations ?? DEFAULT_MAX_VIOLATIONS
+    const keep = Number.isInteger(requested) && requested > 0 ? requested : DEFAULT_MAX_VIOLATIONS
+    const sink = new Sink(keep, Number.POSITIVE_INFINITY)
+    run(this.check, value, sink)
+    if (sink.count === 0) sink.add('unreadable', changedWhileReading)
+    const violations = sink.violations()
+    return { ok: false, violations, omitted: sink.count - violations.length }
+  }
+
+  firstViolation(value: unknown): Violation | undefined {
+    const sink = new Sink(1, 1)
+    run(this.check, value, sink)
+    return sink.violations()[0]
+  }
+}
+
+/** Wraps a compiled check as a {@link Validator}. */
+export function createValidator<T>(check: Check): Validator<T> {
+  return new CompiledValidator<T>(check)
+}
