@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path'
 import { root } from './workspace.mjs'
 
 const copy = mkdtempSync(join(tmpdir(), 'dsh-template-'))
-const run = (command, args, cwd = copy) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } })
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: '1', PATH: `${join(copy, 'node_modules/.bin')}:${process.env.PATH}` }
+const run = (command, args, cwd = copy) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: 'pipe', env })
 try {
   const files = run('git', ['ls-files', '-co', '--exclude-standard', '-z'], root).split('\0').filter(Boolean)
   for (const file of files) {
@@ -25,7 +26,8 @@ try {
   run(join(root, 'node_modules/.bin/pnpm'), ['install', '--frozen-lockfile', '--prefer-offline'])
   run('node', ['tooling/new-tool.mjs', 'sample', 'A sample tool made by the template check.'])
   const bin = join(copy, 'node_modules/.bin')
-  run(join(bin, 'turbo'), ['run', 'build', 'typecheck', 'test', '--filter=@dsh/tool-sample...', '--output-logs=errors-only'])
+  run(join(bin, 'turbo'), ['run', 'build', '--filter=@dsh/tool-sample...', '--output-logs=errors-only'])
+  run(join(bin, 'turbo'), ['run', 'typecheck', 'test', '--filter=@dsh/tool-sample', '--output-logs=errors-only'])
   run('node', ['tooling/check-structure.mjs'])
   const sample = join(copy, 'packages/tool-sample')
   run(join(bin, 'publint'), ['--strict'], sample)

@@ -32,5 +32,8 @@ node tooling/check-packages.mjs
 echo "== consumer checks (packed tarballs installed with npm outside the workspace)"
 node tooling/check-consumers.mjs
 
+echo "== contributor template (pnpm new:tool in a copy of the repository)"
+node tooling/check-template.mjs
+
 echo "== summary"
 node tooling/summarize-tests.mjs
