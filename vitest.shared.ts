@@ -11,6 +11,9 @@ export function packageTestConfig(packageDir: string, overrides: ViteUserConfig[
   return defineConfig({
     test: {
       include: ['src/**/*.test.ts'],
+      // Generous: tests assert behaviour, not speed, and CI runs packages side by side on 2 cores.
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
       typecheck: { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
       reporters: ['default', 'json'],
       outputFile: { json: resolve(root, '.tmp/test-reports', `${basename(packageDir)}.json`) },
