@@ -45,7 +45,13 @@ try {
         join(project, 'tsconfig.json'),
         JSON.stringify({
           compilerOptions: {
-            target: 'ES2022', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true,
+            target: 'ES2022', lib: ['ES2023'],
+            // cordis 4.0.0-rc.10 ships extension-less re-exports, which NodeNext cannot follow: a consumer of the
+            // cordis-based packages needs Bundler resolution (the scenario says so); the rest are checked strictly.
+            ...(spec.moduleResolution === 'Bundler'
+              ? { module: 'ESNext', moduleResolution: 'Bundler' }
+              : { module: 'NodeNext', moduleResolution: 'NodeNext' }),
+            strict: true,
             exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false,
             types: ['node'], outDir: 'out', rootDir: 'src',
           },
