@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
 const root = join(import.meta.dirname, '..', '..', '..')
-const changeset = join(root, 'node_modules/.bin/changeset')
+const changeset = join(import.meta.dirname, '..', 'node_modules/.bin/changeset')
 
 interface Manifest {
   name: string
