@@ -6,7 +6,8 @@ import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
-import { LocalBashExecutor, type BashResult, type LocalBashConfig } from '@dsh/tool-bash'
+import { BashTools, LocalBashExecutor, type BashResult, type LocalBashConfig } from '@dsh/tool-bash'
+import { ToolRegistry } from '@dsh/tools-registry'
 import { defineSuite, type MeasureOptions } from '../harness.js'
 
 const OUTPUT_BYTES = 200_000_000
@@ -16,6 +17,22 @@ const heavy: MeasureOptions = { min_samples: 5, max_samples: 10, min_cpu_time: 0
 const treeOptions: MeasureOptions = { min_samples: 20, max_samples: 40, min_cpu_time: 0 }
 /** Disposers of every executor the suite loaded (disposing twice is harmless). */
 const disposers: (() => Promise<void>)[] = []
+
+/** A registry with the local executor and the bash tools: what a harness runs. */
+async function loadToolPipeline(): Promise<Context> {
+  const ctx = new Context()
+  const fibers = [
+    await ctx.plugin(ToolRegistry),
+    await ctx.plugin(LocalBashExecutor, { cwd: scratch, tempDir: scratch }),
+    await ctx.plugin(BashTools),
+  ]
+  disposers.push(async () => {
+    for (const fiber of fibers.reverse()) await fiber.dispose()
+  })
+  return ctx
+}
+
+let callSerial = 0
 
 async function loadExecutor(config: LocalBashConfig = {}): Promise<{ ctx: Context; dispose: () => Promise<void> }> {
   const ctx = new Context()
@@ -74,8 +91,9 @@ function median(values: number[]): number {
 export default defineSuite({
   name: 'bash',
   description:
-    'The local executor of `@dsh/tool-bash` (`ctx.bash.run`, a real cordis Context) against raw `child_process.spawn`. ' +
-    '`true`: one command end to end (raw: `spawn("bash", ["-c", "true"])` until `exit`). 200 MB: `head -c 200000000 /dev/zero` ' +
+    'The `bash` tool and the local executor of `@dsh/tool-bash` (a real cordis Context) against raw `child_process.spawn`. ' +
+    '`bash` tool: `ctx.tools.execute` of `bash` with `{ command: "true" }` through the registry, the tools plugin and the local executor, ' +
+    'until the frozen result (raw: `spawn("bash", ["-c", "true"])` until `exit`). `true`: the same through `ctx.bash.run` alone. 200 MB: `head -c 200000000 /dev/zero` ' +
     '(raw: piped stdout discarded, until `close`; raw to a file: the same, written to a file with backpressure, then deleted; ' +
     'ours: bounded capture plus the complete spill file written to disk, a fresh executor per run so each run spills all ' +
     '200 MB, and its dispose deletes the file; ours with `spillCapBytes: 0`: the bounded capture alone). Abort: a bash with two `sleep` children, ' +
@@ -87,7 +105,24 @@ export default defineSuite({
   async groups() {
     const fast = await loadExecutor()
     const noSpill = await loadExecutor({ spillCapBytes: 0 })
+    const pipeline = await loadToolPipeline()
+    const { execute } = pipeline.tools
     return [
+      {
+        title: '`bash` tool end to end (registry + tools + local executor)',
+        baseline: 'raw spawn',
+        target: { case: 'ctx.tools.execute bash', maxRatio: 1.3, label: '≤ 1.3×' },
+        cases: {
+          'raw spawn': async () => {
+            const child = spawn('bash', ['-c', 'true'])
+            await once(child, 'exit')
+          },
+          'ctx.tools.execute bash': async () => {
+            const result = await execute({ callId: `call_${(callSerial += 1)}`, name: 'bash', arguments: { command: 'true' } })
+            if (result.isError || (result.meta as { exitCode?: unknown }).exitCode !== 0) throw new Error('bash true failed')
+          },
+        },
+      },
       {
         title: '`true` end to end',
         baseline: 'raw spawn',

@@ -10,20 +10,31 @@ describe('public surface', () => {
   it('exports exactly the documented runtime values', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
+        'BASH_TOOLS_DEFAULTS',
+        'BashAbortedError',
         'BashConfigError',
         'BashRequestError',
         'BashSpawnError',
+        'BashTaskLimitError',
+        'BashTools',
+        'BashToolsConfigError',
         'DEFAULT_ALLOWED_ENV',
         'EXPORTED_FUNCTION_PREFIX',
         'FIXED_ENV',
         'LOCAL_BASH_DEFAULTS',
         'LocalBashExecutor',
+        'LocalBashTools',
         'SECRET_ENV_PATTERNS',
         'SHELL_HOOK_ENV_NAMES',
+        'UnknownBashTaskError',
         'createCommandEnvironment',
+        'formatBashResult',
+        'formatBashTaskOutput',
         'isSecretEnvName',
         'isShellHookEnvName',
+        'resolveBashToolsConfig',
         'resolveLocalBashConfig',
+        'resolveLocalBashToolsConfig',
       ].sort(),
     )
   })
@@ -33,6 +44,10 @@ describe('public surface', () => {
       [new api.BashConfigError(['x: bad']), 'INVALID_CONFIG', api.BashConfigError],
       [new api.BashRequestError('command', 'bad'), 'INVALID_ARGS', api.BashRequestError],
       [new api.BashSpawnError('bad', '/tmp'), 'SPAWN_FAILED', api.BashSpawnError],
+      [new api.BashToolsConfigError(['x: bad']), 'INVALID_CONFIG', api.BashToolsConfigError],
+      [new api.BashAbortedError('abort', 'stopped'), 'ABORTED', api.BashAbortedError],
+      [new api.UnknownBashTaskError('bash_1', 'no such task'), 'UNKNOWN_TASK', api.UnknownBashTaskError],
+      [new api.BashTaskLimitError(8, 'too many'), 'TASK_LIMIT', api.BashTaskLimitError],
     ] as const
     for (const [error, code, klass] of errors) {
       expect(error.code).toBe(code)
@@ -49,5 +64,8 @@ describe('public surface', () => {
     expect(Object.isFrozen(api.SHELL_HOOK_ENV_NAMES)).toBe(true)
     expect(Object.isFrozen(api.FIXED_ENV)).toBe(true)
     expect(Object.isFrozen(api.LOCAL_BASH_DEFAULTS)).toBe(true)
+    expect(Object.isFrozen(api.BASH_TOOLS_DEFAULTS)).toBe(true)
+    expect(Object.isFrozen(api.BashTools)).toBe(true)
+    expect(Object.isFrozen(api.LocalBashTools)).toBe(true)
   })
 })

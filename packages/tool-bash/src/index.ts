@@ -13,9 +13,21 @@ export type {
   ResolvedBashRequest,
   SpillInfo,
 } from './bash-executor.js'
+export { BashAbortedError, type BashAbortReason } from './bash-aborted-error.js'
 export { BashConfigError } from './bash-config-error.js'
 export { BashRequestError } from './bash-request-error.js'
 export { BashSpawnError } from './bash-spawn-error.js'
+export { BashTaskLimitError } from './bash-task-limit-error.js'
+export type { BashRunMeta, BashStartMeta, BashStreamMeta, BashTaskMeta } from './bash-tool-meta.js'
+export { BashTools, type BashToolsPlugin } from './bash-tools.js'
+export {
+  BASH_TOOLS_DEFAULTS,
+  resolveBashToolsConfig,
+  type BashConfigSchema,
+  type BashToolsConfig,
+  type ResolvedBashToolsConfig,
+} from './bash-tools-config.js'
+export { BashToolsConfigError } from './bash-tools-config-error.js'
 export {
   DEFAULT_ALLOWED_ENV,
   EXPORTED_FUNCTION_PREFIX,
@@ -27,6 +39,7 @@ export {
   isShellHookEnvName,
   type CommandEnvironmentOptions,
 } from './command-environment.js'
+export { formatBashResult, formatBashTaskOutput } from './format-bash-output.js'
 export {
   LOCAL_BASH_DEFAULTS,
   resolveLocalBashConfig,
@@ -34,3 +47,11 @@ export {
   type ResolvedLocalBashConfig,
 } from './local-bash-config.js'
 export { LocalBashExecutor } from './local-bash-executor.js'
+export {
+  LocalBashTools,
+  resolveLocalBashToolsConfig,
+  type LocalBashToolsConfig,
+  type LocalBashToolsPlugin,
+  type ResolvedLocalBashToolsConfig,
+} from './local-bash-tools.js'
+export { UnknownBashTaskError } from './unknown-bash-task-error.js'

@@ -1,6 +1,10 @@
 // Helpers shared by this package's tests (not part of the build's entry, not exported).
+import type { Agent, ToolExecutionResult } from '@dsh/tools-core'
+import { createToolContext, type ToolTestContext } from '@dsh/tools-testing'
 import { Context, type Fiber } from 'cordis'
 import type { BashExecutor } from './bash-executor.js'
+import { BashTools } from './bash-tools.js'
+import type { BashToolsConfig } from './bash-tools-config.js'
 import type { LocalBashConfig } from './local-bash-config.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 
@@ -37,4 +41,41 @@ export function pidsIn(text: string): number[] {
     .map((line) => line.trim())
     .filter((line) => /^\d+$/.test(line))
     .map(Number)
+}
+
+/** What the tool tests hold: a test context with the registry, an executor and the bash tools. */
+export interface LoadedTools extends AsyncDisposable {
+  t: ToolTestContext
+  /** Runs one call through `ctx.tools.execute`. */
+  call(name: string, args: unknown, options?: { agent?: Agent; signal?: AbortSignal }): Promise<ToolExecutionResult>
+  /** The text of a result (its first text block). */
+  text(result: ToolExecutionResult): string
+}
+
+let callSerial = 0
+
+/**
+ * A {@link createToolContext} with {@link LocalBashExecutor} (a 300 ms kill grace unless `executor` says otherwise)
+ * and {@link BashTools} loaded. Dispose it with `await using` or `t.dispose()`.
+ */
+export async function loadTools(
+  options: { executor?: LocalBashConfig; tools?: BashToolsConfig } = {},
+): Promise<LoadedTools> {
+  const t = await createToolContext({
+    plugins: [[LocalBashExecutor, { killGraceMs: 300, ...options.executor }], [BashTools, options.tools ?? {}]],
+  })
+  const execute = t.tools.execute
+  return {
+    t,
+    call: (name, args, { agent, signal } = {}) =>
+      execute({ callId: `call_${(callSerial += 1)}`, name, arguments: args, agent, signal }),
+    text: resultText,
+    [Symbol.asyncDispose]: () => t.dispose(),
+  }
+}
+
+/** The text of a result's first block. */
+export function resultText(result: ToolExecutionResult): string {
+  const block = result.content[0]
+  return block?.type === 'text' ? block.text : ''
 }

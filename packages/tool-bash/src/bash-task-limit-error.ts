@@ -1,0 +1,23 @@
+import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
+
+/**
+ * `bash` with `run_in_background` was refused because the calling agent already has as many background tasks
+ * running as the plugin allows (code `TASK_LIMIT`, config `maxBackgroundTasks`). Nothing was started.
+ */
+export class BashTaskLimitError extends DshError {
+  static override readonly brand: symbol = errorBrand('BashTaskLimitError')
+
+  /** True when `value` is a {@link BashTaskLimitError} from any installed copy of this package. */
+  static override isInstance(value: unknown): value is BashTaskLimitError {
+    return DshError.hasBrand(value, BashTaskLimitError.brand)
+  }
+
+  override readonly name: string = 'BashTaskLimitError'
+  /** The limit in effect: background tasks one agent may have running at once. */
+  readonly limit: number
+
+  constructor(limit: number, message: string, options?: DshErrorOptions) {
+    super('TASK_LIMIT', message, options)
+    this.limit = limit
+  }
+}

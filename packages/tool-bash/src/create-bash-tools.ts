@@ -1,0 +1,266 @@
+import { isAbsolute, join } from 'node:path'
+import type { ToolExecution, ToolResult, ToolResultView } from '@dsh/tools-core'
+import { genericCall, genericResult, terminalCall, terminalResultFromMeta, terminalResultMeta } from '@dsh/tools-presentation'
+import { defineTool, MAX_TIMEOUT_MS } from '@dsh/tools-schema'
+import type { BackgroundTasks, TaskRead } from './background-tasks.js'
+import { BashAbortedError } from './bash-aborted-error.js'
+import type { BashExecutor, BashRequest, BashResult } from './bash-executor.js'
+import { BashRequestError } from './bash-request-error.js'
+import { streamMeta, type BashRunMeta, type BashStartMeta, type BashTaskMeta } from './bash-tool-meta.js'
+import type { ResolvedBashToolsConfig } from './bash-tools-config.js'
+import { formatBashResult, formatBashTaskOutput } from './format-bash-output.js'
+
+/**
+ * How far past the executor's maximum command timeout the `bash` tool's declared `timeoutMs` (its budget for a
+ * timeout policy) lies: the longest kill grace (60 s), the executor's wait for processes stuck after SIGKILL (5 s),
+ * and slack. A command's own timeout always fires first; the budget only catches an executor that hangs, and keeps
+ * a policy's default budget for tools that declare none from cutting long commands short.
+ */
+export const BUDGET_MARGIN_MS = 70_000
+
+/** Foreground commands in flight, so that unloading the tools stops them instead of leaving them to run. */
+export class ForegroundRuns {
+  private readonly runs = new Map<AbortController, Promise<unknown>>()
+  private disposed = false
+
+  /** Runs `request` under `signal` and under the tools' own lifetime. */
+  async run(executor: BashExecutor, request: BashRequest, signal: AbortSignal): Promise<BashResult> {
+    if (this.disposed) throw new BashAbortedError('dispose', 'The bash tools are being unloaded; the command was not run.')
+    const controller = new AbortController()
+    const forward = (): void => controller.abort(signal.reason)
+    if (signal.aborted) forward()
+    else signal.addEventListener('abort', forward, { once: true })
+    try {
+      const running = executor.run({ ...request, signal: controller.signal })
+      this.runs.set(controller, running)
+      return await running
+    } finally {
+      signal.removeEventListener('abort', forward)
+      this.runs.delete(controller)
+    }
+  }
+
+  /** True once the tools are being unloaded. */
+  get stopping(): boolean {
+    return this.disposed
+  }
+
+  /** Aborts every command in flight and waits until each has settled. */
+  async dispose(): Promise<void> {
+    this.disposed = true
+    const runs = [...this.runs]
+    for (const [controller] of runs) controller.abort()
+    await Promise.allSettled(runs.map(([, running]) => running))
+  }
+}
+
+/** What {@link createBashTools} needs: the executor, the task table, the in-flight runs and the configuration. */
+export interface BashToolsContext {
+  readonly executor: BashExecutor
+  readonly tasks: BackgroundTasks
+  readonly foreground: ForegroundRuns
+  readonly config: ResolvedBashToolsConfig
+}
+
+/** The directory a call runs in: `workdir` (absolute, or relative to the agent's cwd), else the agent's cwd. */
+function requestCwd(workdir: string | undefined, exec: ToolExecution): string | undefined {
+  if (workdir === '') throw new BashRequestError('workdir', 'workdir must be a non-empty path (or left out)')
+  const agentCwd = exec.agent?.cwd
+  if (workdir !== undefined && isAbsolute(workdir)) return workdir
+  if (agentCwd === undefined || agentCwd === '') return workdir
+  // A relative agent cwd stays relative: the executor resolves it against its own cwd.
+  return workdir === undefined ? agentCwd : join(agentCwd, workdir)
+}
+
+function runMeta(result: BashResult): BashRunMeta {
+  return {
+    ...terminalResultMeta({
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      durationMs: result.durationMs,
+    }),
+    durationMs: result.durationMs,
+    cwd: result.cwd,
+    timeoutMs: result.timeoutMs,
+    stdout: streamMeta(result.stdout),
+    stderr: streamMeta(result.stderr),
+  }
+}
+
+function taskMeta(read: TaskRead): BashTaskMeta {
+  const base = {
+    taskId: read.record.id,
+    status: read.output.status,
+    stdout: streamMeta(read.output.stdout),
+    stderr: streamMeta(read.output.stderr),
+  }
+  const outcome = read.outcome
+  if (outcome === undefined || outcome.status === 'failed') return base
+  const { result } = outcome
+  return {
+    ...base,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    stopReason: result.stopReason,
+  }
+}
+
+function readTaskStatus(result: ToolResult): string | undefined {
+  const meta = result.meta
+  if (typeof meta !== 'object' || meta === null) return undefined
+  const status = (meta as { status?: unknown }).status
+  return status === 'running' || status === 'completed' || status === 'failed' ? status : undefined
+}
+
+const taskIdParameter = {
+  task_id: {
+    type: 'string',
+    required: true,
+    description: 'The id of the background task, as bash returned it (for example "bash_1").',
+  },
+} as const
+
+/**
+ * Builds the three model-facing tools (`bash`, `bash_output`, `bash_kill`) over an executor. The descriptions
+ * state the executor's limits (timeouts, output window) so the model knows them.
+ */
+export function createBashTools(context: BashToolsContext) {
+  const { executor, tasks, foreground, config } = context
+  const limits = executor.limits
+  const notice = config.notifyOnCompletion ? ', and you are told when it ends' : ''
+
+  const bash = defineTool({
+    name: 'bash',
+    timeoutMs: Math.min(MAX_TIMEOUT_MS, limits.maxTimeoutMs + BUDGET_MARGIN_MS),
+    description:
+      'Runs a bash command and returns its output. The command runs with `bash -c` (not a login or interactive ' +
+      'shell; stdin is empty, so a command that waits for input reads end-of-file) in the working directory, or in ' +
+      '`workdir`. The result is stdout, then stderr after a `[stderr]` line, then markers: `[output truncated: …]` ' +
+      `when a stream printed more than ${limits.outputWindowBytes} bytes (its start and end are shown, and the marker ` +
+      'names the file holding all of it), `[timed out after Nms]`, and `[killed by signal: S]` or `[exit code: N]`. ' +
+      'No exit marker means exit code 0; `(no output)` means nothing was printed. ' +
+      `The timeout is ${limits.defaultTimeoutMs} ms unless \`timeout\` says otherwise (at most ${limits.maxTimeoutMs} ms); ` +
+      'when it passes, the command and every process it started are stopped, and so are processes it leaves running ' +
+      'when it ends. For servers, watchers and other long jobs set `run_in_background`: you get a task id at once, ' +
+      `read new output with bash_output and stop the task with bash_kill${notice}. At most ` +
+      `${config.maxBackgroundTasks} background tasks may run at once. Environment variables and stdin cannot be ` +
+      'passed as arguments: set variables in the command itself (`FOO=bar make`).',
+    parameters: {
+      command: { type: 'string', required: true, description: 'The command to run: a bash script, one or more lines.' },
+      description: {
+        type: 'string',
+        description: 'What the command does, in a few words (shown to the user), for example "Run the unit tests".',
+      },
+      timeout: {
+        type: 'integer',
+        description:
+          `Stop the command after this many milliseconds: 1 to ${limits.maxTimeoutMs}. Default: ${limits.defaultTimeoutMs} ` +
+          `(${limits.backgroundTimeoutMs} in the background).`,
+      },
+      workdir: {
+        type: 'string',
+        description: 'The directory to run in: absolute, or relative to the working directory. It must exist.',
+      },
+      run_in_background: {
+        type: 'boolean',
+        description: 'Start the command and return a task id at once instead of waiting for it to finish.',
+      },
+    },
+    async execute(args, exec) {
+      const cwd = requestCwd(args.workdir, exec)
+      const request: BashRequest = { command: args.command, cwd, timeoutMs: args.timeout }
+      if (args.run_in_background === true) {
+        const record = await tasks.start(executor, exec.agent, request)
+        const { task } = record
+        const meta: BashStartMeta = {
+          taskId: record.id,
+          status: 'running',
+          pid: task.pid,
+          cwd: task.cwd,
+          timeoutMs: task.timeoutMs,
+        }
+        const told = config.notifyOnCompletion && typeof exec.agent?.inject === 'function'
+        const text =
+          `Started background task ${record.id} in ${task.cwd} (timeout ${task.timeoutMs}ms). ` +
+          `Read its output with bash_output and stop it with bash_kill (task_id "${record.id}")` +
+          `${told ? '; you will be told when it ends' : ''}.`
+        return { content: [{ type: 'text', text }], meta }
+      }
+      const result = await foreground.run(executor, request, exec.signal)
+      if (result.aborted) {
+        const why =
+          result.stopReason === 'dispose' || foreground.stopping
+            ? 'because the bash tools were unloaded'
+            : 'because the call was cancelled'
+        throw new BashAbortedError(
+          result.stopReason === 'dispose' || foreground.stopping ? 'dispose' : 'abort',
+          `The command was stopped before it finished ${why}; all of its processes were stopped. ` +
+            `What it printed:\n${formatBashResult(result)}`,
+        )
+      }
+      return { content: [{ type: 'text', text: formatBashResult(result) }], meta: runMeta(result) }
+    },
+    presentCall(args) {
+      if (args.run_in_background === true) {
+        return genericCall({
+          title: args.command,
+          kind: 'execute',
+          content: [{ type: 'text', text: `${args.description ?? 'Runs'} (in the background)` }],
+        })
+      }
+      return terminalCall({ title: args.command, description: args.description, cwd: args.workdir })
+    },
+    presentResult(args, result): ToolResultView {
+      if (args.run_in_background === true) return genericResult()
+      return terminalResultFromMeta(result)
+    },
+  })
+
+  const bashOutput = defineTool({
+    name: 'bash_output',
+    description:
+      'Returns what a background task (started by bash with run_in_background) printed since the previous ' +
+      'bash_output for it, laid out like bash output (stdout, `[stderr]`, markers), and its status: the text ends ' +
+      'with `[task <id> is still running]`, or, once the task has ended, with its exit markers and ' +
+      '`[task <id> has finished]` (or `was killed`, `failed to start: …`). After a read that shows the task ended, ' +
+      'the task is forgotten.',
+    parameters: taskIdParameter,
+    concurrencySafe: true,
+    execute(args, exec) {
+      const read = tasks.read(exec.agent, args.task_id)
+      return {
+        content: [{ type: 'text', text: formatBashTaskOutput(read.record.id, read.output, read.outcome) }],
+        meta: taskMeta(read),
+      }
+    },
+    presentCall: (args) => genericCall({ title: `Output of ${args.task_id}`, kind: 'read' }),
+    presentResult(args, result) {
+      const status = readTaskStatus(result)
+      return genericResult({ title: status === undefined ? `Output of ${args.task_id}` : `Output of ${args.task_id} (${status})` })
+    },
+  })
+
+  const bashKill = defineTool({
+    name: 'bash_kill',
+    description:
+      'Stops a background task started by bash with run_in_background: SIGTERM to it and every process it started, ' +
+      'SIGKILL to those still alive after a short grace. Returns what it printed since the previous bash_output, ' +
+      'with its exit markers; the task is forgotten afterwards.',
+    parameters: taskIdParameter,
+    async execute(args, exec) {
+      const read = await tasks.kill(exec.agent, args.task_id)
+      const prefix = read.alreadyEnded ? `Task ${read.record.id} had already ended.\n` : ''
+      return {
+        content: [{ type: 'text', text: prefix + formatBashTaskOutput(read.record.id, read.output, read.outcome) }],
+        meta: taskMeta(read),
+      }
+    },
+    presentCall: (args) => genericCall({ title: `Stop ${args.task_id}`, kind: 'execute' }),
+    presentResult: (args) => genericResult({ title: `Stop ${args.task_id}` }),
+  })
+
+  return [bash, bashOutput, bashKill] as const
+}

@@ -1,0 +1,25 @@
+import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
+
+/**
+ * `bash_output` or `bash_kill` named a background task the calling agent does not have (code `UNKNOWN_TASK`): no
+ * such id, a task another agent started, or a finished task whose final output was already read. The message is
+ * the same in every case, so an agent cannot learn whether another agent's task exists; it lists the caller's own
+ * tasks instead.
+ */
+export class UnknownBashTaskError extends DshError {
+  static override readonly brand: symbol = errorBrand('UnknownBashTaskError')
+
+  /** True when `value` is an {@link UnknownBashTaskError} from any installed copy of this package. */
+  static override isInstance(value: unknown): value is UnknownBashTaskError {
+    return DshError.hasBrand(value, UnknownBashTaskError.brand)
+  }
+
+  override readonly name: string = 'UnknownBashTaskError'
+  /** The task id that was asked for. */
+  readonly taskId: string
+
+  constructor(taskId: string, message: string, options?: DshErrorOptions) {
+    super('UNKNOWN_TASK', message, options)
+    this.taskId = taskId
+  }
+}
