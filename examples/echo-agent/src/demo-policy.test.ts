@@ -1,0 +1,117 @@
+import type { ToolDefinition } from '@dsh/tools-core'
+import { createTestAgent, createToolContext, expectCleanUnload, runScriptedSession } from '@dsh/tools-testing'
+import { describe, expect, it, vi } from 'vitest'
+import { DemoApproval } from './demo-approval.js'
+import * as demoPolicy from './demo-policy.js'
+
+/** A stand-in `bash` that prints what it is told to, so the policy is tested without running commands. */
+function fakeBash(ran: string[]): ToolDefinition {
+  return {
+    name: 'bash',
+    description: 'Pretend to run a command.',
+    parameters: { type: 'object', properties: { command: { type: 'string' }, print: { type: 'string' } } },
+    async execute(args) {
+      const { command, print } = args as { command: string; print?: string }
+      ran.push(command)
+      return [{ type: 'text', text: print ?? `ran ${command}` }]
+    },
+  }
+}
+
+const writeFile: ToolDefinition = {
+  name: 'write_file',
+  description: 'Pretend to write a file.',
+  parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  async execute() {
+    return [{ type: 'text', text: 'written' }]
+  },
+}
+
+describe('demo policy', () => {
+  it('denies destructive commands with a guard, before the tool runs', async () => {
+    await using t = await createToolContext({ plugins: [demoPolicy] })
+    const ran: string[] = []
+    t.tools.register(fakeBash(ran))
+    const denied = await t.tools.execute({ callId: 'c1', name: 'bash', arguments: { command: 'rm -rf /' } })
+    expect(denied).toEqual({
+      callId: 'c1',
+      isError: true,
+      error: { name: 'ToolDeniedError', code: 'GUARD_DENIED' },
+      content: [{ type: 'text', text: 'The call to "bash" was denied by a guard: "rm -rf /" would delete the whole file system' }],
+    })
+    const allowed = await t.tools.execute({ callId: 'c2', name: 'bash', arguments: { command: 'rm -rf build' } })
+    expect(allowed.isError).toBe(false)
+    expect(ran).toEqual(['rm -rf build'])
+  })
+
+  it('no pre-execute listener can undo the guard', async () => {
+    await using t = await createToolContext({ plugins: [demoPolicy] })
+    t.tools.register(fakeBash([]))
+    t.tools.on('tools/pre-execute', () => ({ kind: 'allow' }), { prepend: true })
+    const result = await t.tools.execute({ callId: 'c1', name: 'bash', arguments: { command: 'sudo rm -rf /' } })
+    expect(result.error?.code).toBe('GUARD_DENIED')
+  })
+
+  it('asks before write_file runs: approved once it runs, rejected it does not', async () => {
+    const agent = createTestAgent('writer')
+    const decide = vi.fn().mockResolvedValueOnce({ outcome: 'allowed-once' }).mockResolvedValueOnce({ outcome: 'rejected', reason: 'not now' })
+    await using t = await createToolContext({ plugins: [demoPolicy, [DemoApproval, { decide }]] })
+    t.tools.register(writeFile)
+    const first = await t.tools.execute({ callId: 'c1', name: 'write_file', arguments: { path: 'a.md' }, agent })
+    expect(first).toMatchObject({ isError: false, content: [{ type: 'text', text: 'written' }] })
+    expect(decide).toHaveBeenLastCalledWith(expect.objectContaining({ reason: 'it writes a.md', agent }))
+    const second = await t.tools.execute({ callId: 'c2', name: 'write_file', arguments: { path: 'a.md' }, agent })
+    expect(second).toMatchObject({
+      isError: true,
+      error: { code: 'APPROVAL_REJECTED' },
+      content: [{ type: 'text', text: 'The call to "write_file" was rejected: not now. It was not run.' }],
+    })
+  })
+
+  it('denies the ask when nobody can approve', async () => {
+    await using t = await createToolContext({ plugins: [demoPolicy] })
+    t.tools.register(writeFile)
+    const result = await t.tools.execute({ callId: 'c1', name: 'write_file', arguments: {}, agent: createTestAgent('a') })
+    expect(result.error?.code).toBe('APPROVAL_NO_SERVICE')
+  })
+
+  it('blocks a result holding a credential, and leaves a note for the next request', async () => {
+    await using t = await createToolContext({ plugins: [demoPolicy] })
+    t.tools.register(fakeBash([]))
+    const session = await runScriptedSession(t.tools, [
+      [
+        { id: 'c1', name: 'bash', arguments: { command: 'cat .env', print: 'API_TOKEN=sk-demo-123456\n' } },
+        { id: 'c2', name: 'bash', arguments: { command: 'cat README', print: 'hello' } },
+      ],
+    ])
+    const [blocked, fine] = session.steps[0]?.results ?? []
+    expect(blocked).toMatchObject({
+      isError: true,
+      error: { name: 'PostExecuteBlockedError', code: 'POST_EXECUTE_BLOCKED' },
+      content: [
+        {
+          type: 'text',
+          text:
+            'The output of "bash" was withheld: it contains an assignment to API_TOKEN (API_TOKEN=sk-…). ' +
+            'Secrets must not enter the conversation; ask the user if the task needs one.',
+        },
+      ],
+    })
+    expect(JSON.stringify(blocked)).not.toContain('sk-demo-123456')
+    expect(fine).toMatchObject({ isError: false, content: [{ type: 'text', text: 'hello' }] })
+    expect(session.steps[0]?.context).toMatchObject([
+      {
+        type: 'context/message',
+        callId: 'c1',
+        source: 'demo-policy',
+        content: [{ type: 'text', text: 'Files such as .env hold credentials: do not print them.' }],
+      },
+    ])
+  })
+
+  it('leaves nothing behind when the plugin is unloaded', async () => {
+    const report = await expectCleanUnload(demoPolicy)
+    expect(report.footprint.guards).toBe(1)
+    expect(report.footprint.listeners.map((listener) => listener.event)).toEqual(['tools/pre-execute', 'tools/post-execute'])
+  })
+})

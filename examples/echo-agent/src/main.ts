@@ -1,0 +1,41 @@
+import { shouldUseColor } from '@dsh/tools-presentation'
+import { runDemo } from './run-demo.js'
+
+const USAGE = `usage: npm run demo [-- --json]
+
+A scripted model drives real tools through the dsh tools pipeline; each call and result is shown as a card.
+  --json   write the session's events (tool/call, tool/result, context/message) as JSON lines instead
+  --help   show this text`
+
+/** Writes lines to a stream until its reader goes away (`| head`); then the demo finishes quietly and cleans up. */
+function lineWriter(stream: NodeJS.WriteStream): (line: string) => void {
+  let open = true
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error
+    open = false
+  })
+  return (line) => {
+    if (open) stream.write(`${line}\n`)
+  }
+}
+
+const args = process.argv.slice(2)
+const unknown = args.filter((arg) => arg !== '--json' && arg !== '--help' && arg !== '-h')
+if (args.includes('--help') || args.includes('-h') || unknown.length > 0) {
+  if (unknown.length > 0) console.error(`unknown option: ${unknown.join(' ')}`)
+  console.error(USAGE)
+  process.exitCode = unknown.length > 0 ? 2 : 0
+} else {
+  try {
+    const outcome = await runDemo({
+      json: args.includes('--json'),
+      color: shouldUseColor(process.stdout),
+      write: lineWriter(process.stdout),
+      warn: lineWriter(process.stderr),
+    })
+    process.exitCode = outcome.exitCode
+  } catch (error) {
+    console.error('the demo failed:', error)
+    process.exitCode = 1
+  }
+}

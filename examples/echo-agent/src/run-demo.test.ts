@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest'
+import { runDemo } from './run-demo.js'
+
+/** The demo runs real commands: generous, so a loaded machine does not fail it. */
+const RUN_TIMEOUT_MS = 30_000
+
+describe('runDemo', () => {
+  it('colours the cards when asked, and reports every step as scripted', async () => {
+    const lines: string[] = []
+    const warnings: string[] = []
+    const outcome = await runDemo({ color: true, write: (line) => lines.push(line), warn: (line) => warnings.push(line) })
+    expect(warnings).toEqual([])
+    expect(outcome.exitCode).toBe(0)
+    expect(outcome.problems).toEqual([])
+    expect(outcome.session?.stopReason).toBe('done')
+    expect(outcome.session?.steps).toHaveLength(12)
+    expect(lines.join('\n')).toContain('\u001b[')
+  }, RUN_TIMEOUT_MS)
+
+  it('writes only JSON lines in JSON mode', async () => {
+    const lines: string[] = []
+    const outcome = await runDemo({ json: true, write: (line) => lines.push(line), warn: () => {} })
+    expect(outcome.exitCode).toBe(0)
+    expect(lines.length).toBe(outcome.session?.log.length)
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual(JSON.parse(JSON.stringify(outcome.session?.log)))
+  }, RUN_TIMEOUT_MS)
+})
