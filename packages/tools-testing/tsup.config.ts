@@ -1,11 +1,3 @@
-import { defineConfig } from 'tsup'
+import { packageBuildConfig } from '../../tsup.shared.js'
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  target: 'node20',
-  dts: true,
-  clean: true,
-  sourcemap: false,
-  tsconfig: 'tsconfig.build.json',
-})
+export default packageBuildConfig()
