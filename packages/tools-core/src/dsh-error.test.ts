@@ -20,7 +20,7 @@ describe('DshError', () => {
   })
 
   it('brands every instance with its whole class chain', () => {
-    const error = new NonJsonValueError({ path: 'a', segments: ['a'], reason: 'undefined', message: 'm' })
+    const error = new NonJsonValueError({ path: 'a', segments: ['a'], reason: 'undefined', detail: 'd', message: 'm' })
     expect(DshError.isInstance(error)).toBe(true)
     expect(NonJsonValueError.isInstance(error)).toBe(true)
     expect(NonJsonValueError.isInstance(new DshError('DENIED', 'x'))).toBe(false)
@@ -36,7 +36,7 @@ describe('DshError', () => {
     vi.resetModules()
     const copyB = await import('./index.js')
     expect(copyA.DshError).not.toBe(copyB.DshError)
-    const fromA = new copyA.NonJsonValueError({ path: '', segments: [], reason: 'cycle', message: 'm' })
+    const fromA = new copyA.NonJsonValueError({ path: '', segments: [], reason: 'cycle', detail: 'd', message: 'm' })
     expect(fromA instanceof copyB.DshError).toBe(false)
     expect(copyB.DshError.isInstance(fromA)).toBe(true)
     expect(copyB.NonJsonValueError.isInstance(fromA)).toBe(true)

@@ -184,6 +184,8 @@ describe('snapshotJson rejects what JSON would lose, naming path and reason', ()
     expect(error.reason).toBe(reason)
     expect(error.path).toBe(path)
     expect(error.message).toContain(path === '' ? 'at the root' : `at "${path}"`)
+    expect(error.message).toBe(`${error.detail} (${path === '' ? 'at the root' : `at "${path}"`})`)
+    expect(error.detail).not.toContain(' at ')
   })
 
   it('rejects cycles through objects and arrays', () => {

@@ -26,7 +26,9 @@ export interface JsonSnapshotFailure {
   readonly segments: readonly JsonPathSegment[]
   /** The rule the value broke. */
   readonly reason: NonJsonReason
-  /** A sentence a model or a person can act on. */
+  /** What is wrong, without the place: `undefined is not JSON`. */
+  readonly detail: string
+  /** A sentence a model or a person can act on: the detail and the place. */
   readonly message: string
 }
 
@@ -144,7 +146,8 @@ class Walk {
     if (key !== undefined) segments.push(key)
     if (this.extra !== undefined) segments.push(this.extra)
     const path = formatJsonPath(segments)
-    return { ok: false, error: { path, segments, reason: this.reason, message: `${this.detail} (${describeJsonPath(path)})` } }
+    const detail = this.detail
+    return { ok: false, error: { path, segments, reason: this.reason, detail, message: `${detail} (${describeJsonPath(path)})` } }
   }
 
   private fail(why: NonJsonReason, text: string, at?: JsonPathSegment): typeof FAILED {
