@@ -79,6 +79,24 @@ export class Sink {
  */
 export type Check = (value: unknown, sink: Sink | null) => boolean
 
+/** An accept-only check: the answer of `check(value, null)`, without the sink argument. */
+type Fast = (value: unknown) => boolean
+
+/** The accept-only checks of the compiled checks that have one of their own. */
+const fastChecks = new WeakMap<Check, Fast>()
+
+/** A check that answers sink-less calls with `fast` (which must agree with `full`'s sink-less answer). */
+function withFast(full: (value: unknown, sink: Sink) => boolean, fast: Fast): Check {
+  const check: Check = (value, sink) => (sink === null ? fast(value) : full(value, sink))
+  fastChecks.set(check, fast)
+  return check
+}
+
+/** The accept-only form of a compiled check. */
+function fastOf(check: Check): Fast {
+  return fastChecks.get(check) ?? ((value) => check(value, null))
+}
+
 function mismatch(sink: Sink | null, expected: string, value: unknown): false {
   if (sink !== null) sink.add('type', `expected ${expected}, got ${describeValue(value)}`)
   return false
@@ -147,6 +165,8 @@ const NUMBER = 2
 const INTEGER = 3
 const BOOLEAN = 4
 const NULL = 5
+/** A string `const` (only the fast loops use it: the literal itself is the test). */
+const CONST = 6
 
 /** The leaf code of a scalar type. */
 export function kindCode(kind: ScalarKind): number {
@@ -158,13 +178,15 @@ function leafCode(node: SchemaNode): number {
 }
 
 /**
- * The inline check of a leaf code (finite numbers only, never -0); `false` for CALL (the caller then runs the
+ * The inline check of a leaf code (finite numbers only, never -0; CONST is `value === wanted`); `false` for CALL (the caller then runs the
  * compiled check).
  */
-export function leafMatches(leaf: number, value: unknown): boolean {
+export function leafMatches(leaf: number, value: unknown, wanted?: unknown): boolean {
   switch (leaf) {
     case STRING:
       return typeof value === 'string'
+    case CONST:
+      return value === wanted
     case NUMBER:
       return typeof value === 'number' && value - value === 0 && (value !== 0 || 1 / value > 0)
     case INTEGER:
@@ -228,7 +250,22 @@ function compileArray(node: ArrayNode): Check {
   const items = node.items
   const item = items === undefined ? checkJson : compileNode(items)
   const leaf = items === undefined ? CALL : leafCode(items)
-  return (value, sink) => {
+  const itemFast = items === undefined ? isJson : fastOf(item)
+  const fast: Fast = (value) => {
+    try {
+      if (!Array.isArray(value) || ((value as Proto).__proto__ !== ArrayPrototype && !isPlainArrayPrototype(Object.getPrototypeOf(value)))) return false
+      const array = value as unknown[]
+      const length = array.length
+      for (let index = 0; index < length; index++) {
+        const element = array[index]
+        if (!(leaf === STRING ? typeof element === 'string' : leaf === CALL ? itemFast(element) : leafMatches(leaf, element))) return false
+      }
+      return true
+    } catch {
+      return false
+    }
+  }
+  const full = (value: unknown, sink: Sink): boolean => {
     try {
       if (!Array.isArray(value) || ((value as Proto).__proto__ !== ArrayPrototype && !isPlainArrayPrototype(Object.getPrototypeOf(value)))) {
         return mismatch(sink, 'an array', value)
@@ -238,11 +275,7 @@ function compileArray(node: ArrayNode): Check {
       let ok = true
       for (let index = 0; index < length; index++) {
         const element = array[index]
-        if (leaf === STRING ? typeof element === 'string' : leaf !== CALL && leafMatches(leaf, element)) continue
-        if (sink === null) {
-          if (leaf !== CALL || !item(element, null)) return false
-          continue
-        }
+        if (leafMatches(leaf, element)) continue
         const mark = sink.list.length
         if (item(element, sink)) continue
         ok = false
@@ -254,6 +287,7 @@ function compileArray(node: ArrayNode): Check {
       return unreadable(sink, error)
     }
   }
+  return withFast(full, fast)
 }
 
 const maxListedNames = 12
@@ -265,21 +299,125 @@ interface Slot {
   readonly index: number
   /** The property's path piece (`.name`, `["odd key"]`). */
   readonly piece: string
+  /** Its leaf code, or CONST for a string `const` (compared with {@link wanted}). */
   readonly leaf: number
+  readonly wanted: unknown
   readonly check: Check
+  /** The accept-only check (no sink, no allocation). */
+  readonly fast: Fast
   /** 1 when required, so that the loop can add it up. */
   readonly required: number
 }
 
+/** What the fast loops know of a property: enough to check it inline or call its accept-only check. */
+type FastSlot = Pick<Slot, 'name' | 'index' | 'fast' | 'leaf' | 'wanted' | 'required'>
+
+/**
+ * The accept-only loops of object nodes. V8 shares inline caches among all closures made from one function literal,
+ * so a single loop for every object node sees every shape in the process and its loads (`__proto__` above all) go
+ * megamorphic. The same loop is therefore written three times, chosen by the node's structure (open; closed with
+ * only scalar properties; other closed), so that each copy sees fewer shapes. Each answers exactly like the sink-less walk of
+ * the full check: keys in `for…in` order, inherited ones skipped unless declared, every throw a `false`.
+ */
+function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, FastSlot>, requiredCount: number, open: boolean, scalar: boolean): Fast {
+  const count = slots.length
+  if (!open && !scalar)
+    return (value) => {
+      try {
+        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
+        const record = value as Record<string, unknown>
+        let position = 0
+        let seen = 0
+        for (const key in record) {
+          const item = record[key]
+          let slot = position < count ? slots[position] : undefined
+          position++
+          if (slot === undefined || slot.name !== key) {
+            slot = byName.get(key)
+            if (slot === undefined) {
+              if (Object.hasOwn(record, key)) return false
+              continue
+            }
+            position = slot.index + 1
+          }
+          if (!(slot.leaf === CALL ? slot.fast(item) : leafMatches(slot.leaf, item, slot.wanted))) return false
+          seen += slot.required
+        }
+        return seen === requiredCount
+      } catch {
+        return false
+      }
+    }
+  if (!open)
+    return (value) => {
+      try {
+        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
+        const record = value as Record<string, unknown>
+        let position = 0
+        let seen = 0
+        for (const key in record) {
+          const item = record[key]
+          let slot = position < count ? slots[position] : undefined
+          position++
+          if (slot === undefined || slot.name !== key) {
+            slot = byName.get(key)
+            if (slot === undefined) {
+              if (Object.hasOwn(record, key)) return false
+              continue
+            }
+            position = slot.index + 1
+          }
+          if (!leafMatches(slot.leaf, item, slot.wanted)) return false
+          seen += slot.required
+        }
+        return seen === requiredCount
+      } catch {
+        return false
+      }
+    }
+  return (value) => {
+    try {
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
+      const record = value as Record<string, unknown>
+      let position = 0
+      let seen = 0
+      for (const key in record) {
+        const item = record[key]
+        let slot = position < count ? slots[position] : undefined
+        position++
+        if (slot === undefined || slot.name !== key) {
+          slot = byName.get(key)
+          if (slot === undefined) {
+            if (Object.hasOwn(record, key) && !isJson(item)) return false
+            continue
+          }
+          position = slot.index + 1
+        }
+        if (!(slot.leaf === CALL ? slot.fast(item) : leafMatches(slot.leaf, item, slot.wanted))) return false
+        seen += slot.required
+      }
+      return seen === requiredCount
+    } catch {
+      return false
+    }
+  }
+}
+
 function compileObject(node: ObjectNode): Check {
-  const slots: readonly Slot[] = node.properties.map((property, index) => ({
-    name: property.name,
-    index,
-    piece: pathPiece(property.name),
-    leaf: leafCode(property.node),
-    check: compileNode(property.node),
-    required: property.required ? 1 : 0,
-  }))
+  const slots: readonly Slot[] = node.properties.map(({ name, node: item, required }, index) => {
+    const check = compileNode(item)
+    const stringConst = isScalarNode(item) && item.hasConst && typeof item.const === 'string'
+    return {
+      name,
+      index,
+      piece: pathPiece(name),
+      leaf: stringConst ? CONST : leafCode(item),
+      wanted: stringConst ? item.const : undefined,
+      check,
+      fast: fastOf(check),
+      required: required ? 1 : 0,
+    }
+  })
   const count = slots.length
   const requiredCount = slots.reduce((sum, slot) => sum + slot.required, 0)
   const open = node.additionalProperties
@@ -291,19 +429,17 @@ function compileObject(node: ObjectNode): Check {
       : names.slice(0, maxListedNames).join(', ') + (count > maxListedNames ? `, … (${count} in all)` : '')
 
   /** A key the schema does not declare: allowed JSON in an open object, a violation in a closed one. */
-  function extra(record: Record<string, unknown>, key: string, item: unknown, sink: Sink | null): boolean {
+  function extra(record: Record<string, unknown>, key: string, item: unknown, sink: Sink): boolean {
     // for…in also walks inherited enumerable keys (a polluted Object.prototype); they are not part of the value.
     if (!Object.hasOwn(record, key)) return true
     if (!open) {
-      if (sink !== null) sink.add('additionalProperties', `is not an allowed property (allowed: ${allowed})`, [key], pathPiece(key))
+      sink.add('additionalProperties', `is not an allowed property (allowed: ${allowed})`, [key], pathPiece(key))
       return false
     }
     if (isJson(item)) return true
-    if (sink !== null) {
-      const mark = sink.list.length
-      reportNonJson(sink, item)
-      sink.prefix(mark, key, pathPiece(key))
-    }
+    const mark = sink.list.length
+    reportNonJson(sink, item)
+    sink.prefix(mark, key, pathPiece(key))
     return false
   }
 
@@ -316,7 +452,8 @@ function compileObject(node: ObjectNode): Check {
     }
   }
 
-  return (value, sink) => {
+  const fast = fastObject(slots, byName, requiredCount, open, slots.every((slot) => slot.leaf !== CALL))
+  const full = (value: unknown, sink: Sink): boolean => {
     try {
       if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) {
         return mismatch(sink, 'an object', value)
@@ -335,7 +472,6 @@ function compileObject(node: ObjectNode): Check {
           slot = byName.get(key)
           if (slot === undefined) {
             if (extra(record, key, item, sink)) continue
-            if (sink === null) return false
             ok = false
             if (sink.stopped) return false
             continue
@@ -343,25 +479,8 @@ function compileObject(node: ObjectNode): Check {
           // Expect the keys after it to follow the schema's order again.
           position = slot.index + 1
         }
-        const leaf = slot.leaf
-        if (
-          leaf === STRING
-            ? typeof item === 'string'
-            : leaf === INTEGER
-              ? Number.isInteger(item) && (item !== 0 || 1 / (item as number) > 0)
-              : leaf === BOOLEAN
-                ? item === true || item === false
-                : leaf !== CALL && leafMatches(leaf, item)
-        ) {
-          seenRequired += slot.required
-          continue
-        }
-        if (sink === null) {
-          if (leaf !== CALL || !slot.check(item, null)) return false
-          seenRequired += slot.required
-          continue
-        }
         seenRequired += slot.required
+        if (leafMatches(slot.leaf, item, slot.wanted)) continue
         const mark = sink.list.length
         if (slot.check(item, sink)) continue
         ok = false
@@ -369,7 +488,6 @@ function compileObject(node: ObjectNode): Check {
         if (sink.stopped) return false
       }
       if (seenRequired !== requiredCount) {
-        if (sink === null) return false
         ok = false
         reportMissing(record, sink)
       }
@@ -378,6 +496,7 @@ function compileObject(node: ObjectNode): Check {
       return unreadable(sink, error)
     }
   }
+  return withFast(full, fast)
 }
 
 function isScalarNode(node: SchemaNode): node is ScalarNode {
