@@ -202,8 +202,8 @@ function callKind(view: ToolCallView): AcpToolKind {
  * for a diff card), the title with paths inside the session cwd shown relative, content (a generic card's blocks, a
  * diff card's `{ type: 'diff' }` items), absolute locations, and `rawInput`. A terminal card, when the client
  * announced the terminal `_meta` convention, embeds a terminal (`{ type: 'terminal', terminalId: toolCallId }`)
- * created by `_meta.terminal_info`. Throws `UnknownCardError` (code `UNKNOWN_CARD`) for a value that is not a card,
- * and `PresentationOptionsError` for a relative `cwd`.
+ * created by `_meta.terminal_info`. Throws `UnknownCardError` (`UNKNOWN_CARD`) for a value that is not a card,
+ * `InvalidCardError` (`INVALID_CARD`) for a malformed one, and `PresentationOptionsError` for a relative `cwd`.
  */
 export function toAcpToolCall(input: AcpToolCallInput, options: AcpMappingOptions): AcpToolCall {
   const { view, toolCallId } = input
@@ -260,7 +260,8 @@ export function toAcpToolCall(input: AcpToolCallInput, options: AcpMappingOption
  *   `content` (it would replace the terminal block) but `_meta.terminal_output` (the output) and
  *   `_meta.terminal_exit` (`exit_code`, `signal`); otherwise (no support, or the call opened no terminal) the
  *   generic fallback: the output as a fenced `console` block followed by the exit status in words.
- * Throws `UnknownCardError` (code `UNKNOWN_CARD`) when `view` or `call` is not a card.
+ * Throws `UnknownCardError` (`UNKNOWN_CARD`) when `view` or `call` is not a card, `InvalidCardError`
+ * (`INVALID_CARD`) when one is malformed.
  */
 export function toAcpToolCallUpdate(input: AcpToolResultInput, options: AcpMappingOptions): AcpToolCallUpdate {
   const { view, call, toolCallId, result } = input

@@ -10,6 +10,7 @@ describe('package exports', () => {
   it('exports exactly the documented runtime API', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
+        'InvalidCardError',
         'PresentationOptionsError',
         'UnknownCardError',
         'assertToolCallView',

@@ -85,6 +85,7 @@ export {
   type TerminalResultMeta,
   type TerminalResultMetaInput,
 } from './terminal-result-meta.js'
+export { InvalidCardError, type CardError } from './invalid-card-error.js'
 export { UnknownCardError } from './unknown-card-error.js'
 export {
   assertToolCallView,

@@ -124,7 +124,7 @@ describe('presentToolResult', () => {
     expect(onError.mock.calls[0]![0]).toMatchObject({ tool: 'x', phase: 'result' })
     const malformed = { name: 'y', presentResult: () => ({ card: 'terminal', exitCode: 'zero' }) as never }
     expect(presentToolResult(malformed, {}, result, { onError })).toEqual(genericResultFallback(result))
-    expect(onError.mock.calls[1]![0].error).toMatchObject({ code: 'UNKNOWN_CARD', path: 'exitCode' })
+    expect(onError.mock.calls[1]![0].error).toMatchObject({ name: 'InvalidCardError', code: 'INVALID_CARD', path: 'exitCode' })
   })
 
   it('detaches the fallback content from the result', () => {

@@ -21,8 +21,8 @@ export interface PresenterFailure {
   /** Which presenter failed. */
   phase: 'call' | 'result'
   /**
-   * What it threw, or an `UnknownCardError` (code `UNKNOWN_CARD`) when it returned something that is not a card
-   * of the vocabulary.
+   * What it threw, or an `UnknownCardError` (`UNKNOWN_CARD`) or `InvalidCardError` (`INVALID_CARD`) when it
+   * returned something that is not a well-formed card of the vocabulary.
    */
   error: unknown
 }

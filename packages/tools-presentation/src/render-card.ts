@@ -194,7 +194,7 @@ function inputLine(paint: Paint, rawInput: unknown, max: number): string | undef
  * card's input, content and locations; a terminal card's description and cwd; a diff card's hunks with `+`/`-`
  * lines). Untrusted text is sanitized: escape sequences and control characters cannot reach the terminal. Colours
  * only when `options.color` (default: {@link shouldUseColor}). Throws `UnknownCardError` for a value that is not a
- * card.
+ * card and `InvalidCardError` for a malformed one.
  */
 export function renderToolCall(view: ToolCallView, options: RenderCallOptions = {}): string[] {
   assertToolCallView(view)

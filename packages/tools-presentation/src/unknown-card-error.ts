@@ -5,8 +5,8 @@ const KNOWN_CARDS = ['generic', 'terminal', 'diff'] as const
 
 /**
  * A value handed to a card consumer (the ACP mapping, the terminal renderer, the presenter fallback) is not a card
- * of the vocabulary (code `UNKNOWN_CARD`): its `card` discriminant is not `generic`, `terminal` or `diff`, or a
- * known card has a field of the wrong shape. `path` says where (`''` for the card itself, `diffs[0].newText`).
+ * of the vocabulary (code `UNKNOWN_CARD`): not an object, or its `card` discriminant is not `generic`, `terminal` or
+ * `diff`. (A known card with a malformed field is an `InvalidCardError`, code `INVALID_CARD`.)
  */
 export class UnknownCardError extends DshError {
   static override readonly brand: symbol = errorBrand('UnknownCardError')
@@ -19,7 +19,7 @@ export class UnknownCardError extends DshError {
   override readonly name: string = 'UnknownCardError'
   /** The `card` discriminant that was received (`undefined` when the value had none). */
   readonly card: unknown
-  /** Where in the card the problem is, formatted like `diffs[0].newText`; `''` is the card itself. */
+  /** Always `card`: the discriminant is what is wrong. */
   readonly path: string
   /** What is wrong at `path`, in words. */
   readonly reason: string
@@ -36,11 +36,6 @@ export class UnknownCardError extends DshError {
   }
 
   private static describe(details: { card: unknown; path: string; reason: string }): string {
-    const known = KNOWN_CARDS.join(', ')
-    if (details.path === 'card') {
-      return `Not a known tool card: ${details.reason} (known cards: ${known}).`
-    }
-    const where = details.path === '' ? '' : ` at "${details.path}"`
-    return `Malformed ${String(details.card)} card${where}: ${details.reason}.`
+    return `Not a known tool card: ${details.reason} (known cards: ${KNOWN_CARDS.join(', ')}).`
   }
 }

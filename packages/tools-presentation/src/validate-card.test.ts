@@ -80,7 +80,7 @@ describe('card validation', () => {
       [{ card: 'diff', title: 't', diffs: [{ path: '/a', oldText: null, newText: 1 }] }, 'diffs[0].newText'],
     ]
     for (const [value, path] of cases) {
-      expect(findToolCallViewIssue(value), JSON.stringify(value)).toMatchObject({ code: 'UNKNOWN_CARD', path })
+      expect(findToolCallViewIssue(value), JSON.stringify(value)).toMatchObject({ name: 'InvalidCardError', code: 'INVALID_CARD', path })
     }
     const resultCases: [unknown, string][] = [
       [{ card: 'generic', title: 5 }, 'title'],
@@ -91,7 +91,7 @@ describe('card validation', () => {
       [{ card: 'diff' }, 'diffs'],
     ]
     for (const [value, path] of resultCases) {
-      expect(findToolResultViewIssue(value), JSON.stringify(value)).toMatchObject({ code: 'UNKNOWN_CARD', path })
+      expect(findToolResultViewIssue(value), JSON.stringify(value)).toMatchObject({ name: 'InvalidCardError', code: 'INVALID_CARD', path })
     }
     expect(findToolCallViewIssue({ card: 'diff', title: 't', diffs: [{ path: '/a', newText: 'x' }] })!.message).toBe(
       'Malformed diff card at "diffs[0].oldText": expected a string, or null for a new file, got nothing.',

@@ -1,4 +1,5 @@
 import { formatJsonPath, type JsonPathSegment, type ToolCallView, type ToolResultView } from '@dsh/tools-core'
+import { InvalidCardError, type CardError } from './invalid-card-error.js'
 import { UnknownCardError } from './unknown-card-error.js'
 
 const TOOL_CALL_KINDS: ReadonlySet<string> = new Set([
@@ -153,7 +154,7 @@ function checkExitCode(fields: Fields): Issue | undefined {
   return { path: ['exitCode'], reason: `expected an integer or null, got ${describeValue(exitCode)}` }
 }
 
-function checkCard(value: unknown, phase: 'call' | 'result'): UnknownCardError | undefined {
+function checkCard(value: unknown, phase: 'call' | 'result'): CardError | undefined {
   if (!isRecord(value)) {
     const reason = `expected a card object, got ${describeValue(value)}`
     return new UnknownCardError({ card: undefined, path: 'card', reason })
@@ -164,7 +165,7 @@ function checkCard(value: unknown, phase: 'call' | 'result'): UnknownCardError |
   }
   const issue = phase === 'call' ? checkCallFields(card, value) : checkResultFields(card, value)
   if (issue === undefined) return undefined
-  return new UnknownCardError({ card, path: formatJsonPath(issue.path), reason: issue.reason })
+  return new InvalidCardError({ card, path: formatJsonPath(issue.path), reason: issue.reason })
 }
 
 function checkCallFields(card: string, fields: Fields): Issue | undefined {
@@ -215,12 +216,12 @@ function checkResultFields(card: string, fields: Fields): Issue | undefined {
  * Checks that `value` is a {@link ToolCallView} of the vocabulary: a known `card` and well-formed fields (content
  * blocks, 1-based `line`s, `oldText` a string or `null`, …). Returns the problem, or `undefined` when it is a card.
  */
-export function findToolCallViewIssue(value: unknown): UnknownCardError | undefined {
+export function findToolCallViewIssue(value: unknown): CardError | undefined {
   return checkCard(value, 'call')
 }
 
 /** Like {@link findToolCallViewIssue}, for a {@link ToolResultView}. */
-export function findToolResultViewIssue(value: unknown): UnknownCardError | undefined {
+export function findToolResultViewIssue(value: unknown): CardError | undefined {
   return checkCard(value, 'result')
 }
 
@@ -234,13 +235,16 @@ export function isToolResultView(value: unknown): value is ToolResultView {
   return checkCard(value, 'result') === undefined
 }
 
-/** Throws an {@link UnknownCardError} (code `UNKNOWN_CARD`) unless `value` is a well-formed {@link ToolCallView}. */
+/**
+ * Throws an {@link UnknownCardError} (`UNKNOWN_CARD`) when `value` is not a card, an {@link InvalidCardError}
+ * (`INVALID_CARD`) when a field is malformed; returns when `value` is a well-formed {@link ToolCallView}.
+ */
 export function assertToolCallView(value: unknown): asserts value is ToolCallView {
   const issue = checkCard(value, 'call')
   if (issue !== undefined) throw issue
 }
 
-/** Throws an {@link UnknownCardError} (code `UNKNOWN_CARD`) unless `value` is a well-formed {@link ToolResultView}. */
+/** Like {@link assertToolCallView}, for a {@link ToolResultView}. */
 export function assertToolResultView(value: unknown): asserts value is ToolResultView {
   const issue = checkCard(value, 'result')
   if (issue !== undefined) throw issue
