@@ -50,6 +50,7 @@ tsconfig.references.sort((a, b) => (a.path === 'bench') - (b.path === 'bench') |
 writeFileSync(tsconfigPath, `${JSON.stringify(tsconfig, null, 2)}\n`)
 
 const pnpm = existsSync(join(root, 'node_modules/.bin/pnpm')) ? join(root, 'node_modules/.bin/pnpm') : 'pnpm'
-execFileSync(pnpm, ['install', '--prefer-offline'], { cwd: root, stdio: 'inherit' })
+// A new package always changes the lockfile (and pnpm freezes it by default when CI is set).
+execFileSync(pnpm, ['install', '--no-frozen-lockfile', '--prefer-offline'], { cwd: root, stdio: 'inherit' })
 console.log(`created packages/${packageName} (@dsh/${packageName}), docs/reference/${packageName}.md and its changeset.
 next: edit src/${name}-tool.ts, then run npm test`)
