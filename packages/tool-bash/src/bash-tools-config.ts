@@ -1,4 +1,5 @@
 import { BashToolsConfigError } from './bash-tools-config-error.js'
+import { describeConfigValue, isPlainObject } from './config-values.js'
 
 /**
  * The configuration of the bash tools plugin ({@link BashTools}). Every key is optional; the defaults are in
@@ -44,20 +45,6 @@ export const BASH_TOOLS_DEFAULTS: ResolvedBashToolsConfig = Object.freeze({
 const MAX_TASKS = 1024
 const KNOWN_KEYS: readonly string[] = Object.keys(BASH_TOOLS_DEFAULTS)
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value)
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value === null) return String(value)
-  if (value === undefined) return 'undefined'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
-}
-
 /**
  * Validates a {@link BashToolsConfig} and fills in the defaults. `undefined` and `null` mean `{}`. Throws a
  * {@link BashToolsConfigError} listing every problem: a configuration that is not a plain object, unknown keys,
@@ -76,7 +63,7 @@ export function resolveWithIssues(
   if (input === undefined || input === null) input = {}
   if (!isPlainObject(input)) {
     const label = prefix === '' ? 'config' : prefix.slice(0, -1)
-    throw fail([`${label}: must be a plain object, got ${describe(input)}`])
+    throw fail([`${label}: must be a plain object, got ${describeConfigValue(input)}`])
   }
   const config = input
   const issues: string[] = []
@@ -89,7 +76,7 @@ export function resolveWithIssues(
     const value = config[key]
     if (value === undefined) return BASH_TOOLS_DEFAULTS[key]
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_TASKS) {
-      issues.push(`${prefix}${key}: must be an integer from ${min} to ${MAX_TASKS}, got ${describe(value)}`)
+      issues.push(`${prefix}${key}: must be an integer from ${min} to ${MAX_TASKS}, got ${describeConfigValue(value)}`)
       return BASH_TOOLS_DEFAULTS[key]
     }
     return value
@@ -100,7 +87,7 @@ export function resolveWithIssues(
   const notify = config['notifyOnCompletion']
   if (notify !== undefined) {
     if (typeof notify === 'boolean') notifyOnCompletion = notify
-    else issues.push(`${prefix}notifyOnCompletion: must be a boolean, got ${describe(notify)}`)
+    else issues.push(`${prefix}notifyOnCompletion: must be a boolean, got ${describeConfigValue(notify)}`)
   }
   if (issues.length > 0) throw fail(issues)
   return Object.freeze({ maxBackgroundTasks, maxFinishedTasks, notifyOnCompletion })

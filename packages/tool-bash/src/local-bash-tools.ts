@@ -3,6 +3,7 @@ import { BashConfigError } from './bash-config-error.js'
 import { BashToolsConfigError } from './bash-tools-config-error.js'
 import { configSchema, resolveWithIssues, type BashConfigSchema, type BashToolsConfig } from './bash-tools-config.js'
 import { BashTools } from './bash-tools.js'
+import { isPlainObject } from './config-values.js'
 import { resolveLocalBashConfig, type LocalBashConfig } from './local-bash-config.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 
@@ -20,12 +21,6 @@ export interface ResolvedLocalBashToolsConfig {
   readonly executor: LocalBashConfig
   /** The tools' configuration, as given. */
   readonly tools: BashToolsConfig
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
 }
 
 /**
