@@ -120,6 +120,69 @@ describe('snapshotJson accepts lossless JSON', () => {
     expect(isJsonValue({ root })).toBe(false)
   })
 
+  // The walk recurses for shallow values and switches to an explicit stack deeper down; ancestors are scanned
+  // near the root and kept in a Set further down. Every depth around those switches must give the same answers.
+  const depths = [0, 1, 63, 64, 65, 66, 199, 200, 201, 202, 450]
+
+  /** A chain of `depth` containers (objects and arrays alternating) around `inner`, and the path to `inner`. */
+  function nest(depth: number, inner: unknown): { value: unknown; segments: (string | number)[] } {
+    let value = inner
+    const segments: (string | number)[] = []
+    for (let level = depth; level > 0; level -= 1) {
+      if (level % 2 === 0) {
+        value = [1, value]
+        segments.unshift(1)
+      } else {
+        value = { a: 'x', [`k${level}`]: value }
+        segments.unshift(`k${level}`)
+      }
+    }
+    return { value, segments }
+  }
+
+  it.each(depths)('reports the exact path of a failure %i levels down, whatever the failure', (depth) => {
+    const inners: [unknown, string, (string | number)[]][] = [
+      [{ bad: undefined }, 'undefined', ['bad']],
+      [[1, , 3], 'sparse-array', [1]], // oxlint-disable-line no-sparse-arrays
+      [new Date(0), 'class-instance', []],
+      [Object.assign([1], { extra: 1 }), 'decorated-array', ['extra']],
+      [Object.defineProperty({}, 'hidden', { value: 1 }), 'non-enumerable-key', ['hidden']],
+      [{ [Symbol('s')]: 1 }, 'symbol-key', []],
+      [
+        {
+          get boom(): number {
+            throw new Error('getter exploded')
+          },
+        },
+        'threw',
+        ['boom'],
+      ],
+    ]
+    for (const [inner, reason, tail] of inners) {
+      const { value, segments } = nest(depth, inner)
+      const error = failure(snapshotJson(value))
+      expect(error.reason, reason).toBe(reason)
+      expect(error.segments, reason).toEqual([...segments, ...tail])
+      expect(isJsonValue(value), reason).toBe(false)
+    }
+  })
+
+  it.each(depths)('finds a cycle onto an ancestor %i levels down, and shares a sub-object reached twice there', (depth) => {
+    const target: Record<string, unknown> = { z: 1 }
+    const { value, segments } = nest(depth, target)
+    const below = nest(30, target)
+    target.loop = below.value
+    const error = failure(snapshotJson(value))
+    expect(error.reason).toBe('cycle')
+    expect(error.segments).toEqual([...segments, 'loop', ...below.segments])
+
+    const shared = { leaf: [1, 2] }
+    const twice = nest(depth, [shared, { again: shared }, nest(5, shared).value])
+    const result = snapshotJson(twice.value)
+    expect(result.ok).toBe(true)
+    if (result.ok) expect(result.value).toEqual(twice.value)
+  })
+
   it('copies a wide DAG past the sharing threshold and keeps it equal', () => {
     const leaf = { a: [1, 2, 3] }
     const value = Array.from({ length: 30_000 }, () => leaf)
