@@ -2,6 +2,7 @@
 // emitted JSON Schema must accept and reject exactly what our validator accepts and rejects.
 //
 // At least 10,000 value cases per run. A longer run: DSH_FUZZ_RUNS=<spec count> (default 2,500 specs × 4 values).
+// Each rejected value also checks that firstViolation (one accept-only pass) reports what a full walk reports first.
 // Reproduce a failure with DSH_FUZZ_SEED=<seed> (fast-check prints the seed and path of a failing case).
 //
 // Deliberate differences kept out of the generated cases: -0 (lossless JSON rejects it; ajv accepts it as a
@@ -12,9 +13,12 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import { afterAll, describe, expect, test } from 'vitest'
-import { compileParameters, compileValueSchema } from './compile-schema.js'
+import { compileParameters, compileValueSchema, parameterNode, valueNode } from './compile-schema.js'
+import { compileNode, Sink } from './compile-validator.js'
+import type { SchemaNode } from './schema-node.js'
 import type { ParameterSchemaSpec, SchemaProp, ValueSchemaSpec } from './schema-spec.js'
 import { schemaSpecToJsonSchema, valueSchemaSpecToJsonSchema } from './schema-spec-to-json-schema.js'
+import type { Validator } from './validator.js'
 
 const specRuns = Number(process.env['DSH_FUZZ_RUNS'] ?? 2500)
 const valuesPerSpec = 4
@@ -160,7 +164,13 @@ afterAll(() => {
   )
 })
 
-function agree(jsonSchema: object, validator: { is(value: unknown): boolean; validate(value: unknown): { ok: boolean } }, values: unknown[]): void {
+/** The first violation of a full walk that stops at one (what `firstViolation` answers without a second walk). */
+function walkedFirst(node: SchemaNode, value: unknown): unknown {
+  const sink = new Sink(1, 1)
+  return compileNode(node)(value, sink) ? undefined : sink.violations()[0]
+}
+
+function agree(jsonSchema: object, node: SchemaNode, validator: Validator<unknown>, values: unknown[]): void {
   expect(ajv.validateSchema(jsonSchema), JSON.stringify(ajv.errors)).toBe(true)
   const oracle = ajv.compile(jsonSchema)
   counts.specs++
@@ -168,6 +178,7 @@ function agree(jsonSchema: object, validator: { is(value: unknown): boolean; val
     const expected = oracle(value) as boolean
     expect(validator.is(value), JSON.stringify({ value, jsonSchema })).toBe(expected)
     expect(validator.validate(value).ok).toBe(expected)
+    expect(validator.firstViolation(value), JSON.stringify({ value, jsonSchema })).toEqual(walkedFirst(node, value))
     counts.values++
     if (expected) counts.accepted++
     else counts.rejected++
@@ -180,7 +191,8 @@ describe('our validator agrees with ajv (draft 2020-12) on every case', () => {
       fc.property(
         parameterMap.chain((spec) => fc.tuple(fc.constant(spec), fc.array(objectFor(spec, true, 0), { minLength: valuesPerSpec, maxLength: valuesPerSpec }))),
         ([spec, values]) => {
-          agree(schemaSpecToJsonSchema(spec as unknown as ParameterSchemaSpec), compileParameters(spec as unknown as ParameterSchemaSpec), values)
+          const parameters = spec as unknown as ParameterSchemaSpec
+          agree(schemaSpecToJsonSchema(parameters), parameterNode(parameters), compileParameters(parameters), values)
         },
       ),
       { numRuns: Math.ceil(specRuns / 2), ...(seed === undefined ? {} : { seed }) },
@@ -192,7 +204,8 @@ describe('our validator agrees with ajv (draft 2020-12) on every case', () => {
       fc.property(
         valueSpec.chain((spec) => fc.tuple(fc.constant(spec), fc.array(valueFor(spec), { minLength: valuesPerSpec, maxLength: valuesPerSpec }))),
         ([spec, values]) => {
-          agree(valueSchemaSpecToJsonSchema(spec as unknown as ValueSchemaSpec), compileValueSchema(spec as unknown as ValueSchemaSpec), values)
+          const schema = spec as unknown as ValueSchemaSpec
+          agree(valueSchemaSpecToJsonSchema(schema), valueNode(schema), compileValueSchema(schema), values)
         },
       ),
       { numRuns: Math.ceil(specRuns / 2), ...(seed === undefined ? {} : { seed }) },

@@ -2,7 +2,8 @@ import { runInNewContext } from 'node:vm'
 import { formatJsonPath } from '@dsh/tools-core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { compileParameters, compileValueSchema, validateArgs, validateValue } from './compile-schema.js'
+import { compileParameters, compileValueSchema, parameterNode, validateArgs, validateValue } from './compile-schema.js'
+import { compileNode, Sink } from './compile-validator.js'
 import { defineParameters, defineValueSchema } from './define-parameters.js'
 import { JsonSchemaError } from './json-schema-error.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
@@ -262,6 +263,39 @@ describe('a cap on listed violations, and a count of the rest', () => {
     })
     expect(validator.firstViolation({ name: 'x', servers: [] })).toBeUndefined()
   })
+
+  test('firstViolation explains where its single pass stopped: nested paths, oneOf summaries, missing and extra keys', () => {
+    const validator = compileParameters(server)
+    const first = (value: unknown) => {
+      const found = validator.firstViolation(value)
+      return found === undefined ? undefined : formatViolation(found)
+    }
+    expect(first({ name: 'x', servers: [{ host: 'a', extra: 1 }] })).toBe('servers[0].extra: is not an allowed property (allowed: host, port, tls)')
+    expect(first({ name: 'x', servers: [{ port: 1 }] })).toBe('servers[0].host: is required but missing')
+    expect(first({ name: 'x', servers: [], mode: 'slow' })).toBe('mode: expected one of "fast", "safe", got "slow"')
+    expect(first({ name: 'x', servers: [], labels: { 'odd key': [1, Number.NaN] } })).toBe(
+      'labels["odd key"][1]: is not lossless JSON: NaN is not a JSON number',
+    )
+    expect(first({ servers: 'none' })).toBe('servers: expected an array, got the string "none"')
+    const edits = defineParameters({
+      edits: {
+        type: 'array',
+        required: true,
+        items: {
+          oneOf: [
+            { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'a', required: true }, at: { type: 'integer', required: true } } },
+            { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'b', required: true }, to: { type: 'string' } } },
+          ],
+        },
+      },
+    })
+    expect(compileParameters(edits).firstViolation({ edits: [{ kind: 'b' }, { kind: 'a', at: 'x' }] })).toEqual({
+      path: 'edits[1]',
+      segments: ['edits', 1],
+      keyword: 'oneOf',
+      message: 'matches none of the 2 allowed shapes; the closest is shape 1 (kind "a"): at: expected an integer, got the string "x"',
+    })
+  })
 })
 
 describe('lossless JSON', () => {
@@ -403,6 +437,30 @@ describe('totality: it reports, never throws', () => {
     expect(checkValue(tree, [[deep]])).toEqual(['[0][0]: expected a string, got an object'])
   })
 
+  test('firstViolation of a throwing getter, a revoked proxy and a getter that answers differently', () => {
+    const validator = compileParameters(server)
+    const hostile = {
+      name: 'n',
+      get servers(): unknown {
+        throw new Error('no servers for you')
+      },
+    }
+    expect(validator.firstViolation(hostile)).toEqual({ path: '', segments: [], keyword: 'unreadable', message: 'reading the value threw: no servers for you' })
+    const { proxy, revoke } = Proxy.revocable({}, {})
+    revoke()
+    expect(validator.firstViolation({ name: 'n', servers: [proxy] })?.path).toBe('servers[0]')
+    let reads = 0
+    const flaky = {
+      name: 'n',
+      servers: [],
+      get mode(): unknown {
+        reads++
+        return reads % 2 === 1 ? 42 : 'fast'
+      },
+    }
+    expect(validator.firstViolation(flaky)).toEqual({ path: 'mode', segments: ['mode'], keyword: 'type', message: 'expected a string, got the number 42' })
+  })
+
   test('a getter that answers differently on each read', () => {
     let reads = 0
     const flaky = {
@@ -440,8 +498,12 @@ describe('totality: it reports, never throws', () => {
         const verdict = validator.is(value)
         const result = validator.validate(value)
         expect(result.ok).toBe(verdict)
-        expect(validator.firstViolation(value) === undefined).toBe(verdict)
+        const first = validator.firstViolation(value)
+        expect(first === undefined).toBe(verdict)
         if (!result.ok) expect(result.violations.length).toBeGreaterThan(0)
+        // The single pass of firstViolation reports what a full walk stopping at one violation reports.
+        const sink = new Sink(1, 1)
+        if (!compileNode(parameterNode(server))(value, sink)) expect(first).toEqual(sink.violations()[0])
       }),
       { numRuns: 500 },
     )
