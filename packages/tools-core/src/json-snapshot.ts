@@ -348,12 +348,27 @@ export function snapshotJson(value: unknown): JsonSnapshotResult {
   if (typeof value !== 'object' || value === null) {
     if (typeof value === 'string' || typeof value === 'boolean' || value === null) return { ok: true, value }
   }
-  return new Walk(true).run(value)
+  try {
+    return new Walk(true).run(value)
+  } catch {
+    // Only the engine's own limit gets here (the stack ran out before the walk could report): answer anyway.
+    return stackExhausted
+  }
 }
+
+const stackDetail = 'the value could not be read: the JavaScript stack ran out'
+const stackExhausted: JsonSnapshotResult = Object.freeze({
+  ok: false,
+  error: Object.freeze({ path: '', segments: Object.freeze([]), reason: 'threw', detail: stackDetail, message: `${stackDetail} (at the root)` }),
+})
 
 /** True when `value` is lossless JSON by the rules of {@link snapshotJson}. Never throws. */
 export function isJsonValue(value: unknown): value is ReadonlyJsonValue {
-  return new Walk(false).run(value).ok
+  try {
+    return new Walk(false).run(value).ok
+  } catch {
+    return false
+  }
 }
 
 /** Like {@link snapshotJson}, but throws a {@link NonJsonValueError} (code `NON_JSON_VALUE`) on failure. */
