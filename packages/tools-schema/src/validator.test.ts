@@ -437,6 +437,19 @@ describe('totality: it reports, never throws', () => {
     expect(checkValue(tree, [[deep]])).toEqual(['[0][0]: expected a string, got an object'])
   })
 
+  /** Arguments whose `mode` reads 42 the first time, "fast" the second, 42 the third… */
+  function flakyArgs(): Record<string, unknown> {
+    let reads = 0
+    return {
+      name: 'n',
+      servers: [],
+      get mode(): unknown {
+        reads++
+        return reads % 2 === 1 ? 42 : 'fast'
+      },
+    }
+  }
+
   test('firstViolation of a throwing getter, a revoked proxy and a getter that answers differently', () => {
     const validator = compileParameters(server)
     const hostile = {
@@ -449,29 +462,11 @@ describe('totality: it reports, never throws', () => {
     const { proxy, revoke } = Proxy.revocable({}, {})
     revoke()
     expect(validator.firstViolation({ name: 'n', servers: [proxy] })?.path).toBe('servers[0]')
-    let reads = 0
-    const flaky = {
-      name: 'n',
-      servers: [],
-      get mode(): unknown {
-        reads++
-        return reads % 2 === 1 ? 42 : 'fast'
-      },
-    }
-    expect(validator.firstViolation(flaky)).toEqual({ path: 'mode', segments: ['mode'], keyword: 'type', message: 'expected a string, got the number 42' })
+    expect(validator.firstViolation(flakyArgs())).toEqual({ path: 'mode', segments: ['mode'], keyword: 'type', message: 'expected a string, got the number 42' })
   })
 
   test('a getter that answers differently on each read', () => {
-    let reads = 0
-    const flaky = {
-      name: 'n',
-      servers: [],
-      get mode(): unknown {
-        reads++
-        return reads % 2 === 1 ? 42 : 'fast'
-      },
-    }
-    const result = validateArgs(server, flaky)
+    const result = validateArgs(server, flakyArgs())
     expect(result.ok).toBe(false)
     if (!result.ok) {
       expect(lines(result.violations)).toEqual([
