@@ -1,29 +1,17 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Agent } from '@dsh/tools-core'
 import { createTestAgent, createToolContext } from '@dsh/tools-testing'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { BashStartMeta, BashTaskMeta } from './bash-tool-meta.js'
 import { BashTools } from './bash-tools.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 import { isProcessAlive } from './process-group.js'
-import { loadTools, pidsIn, resultText, waitFor, type LoadedTools } from './test-support.js'
+import { pidsIn, resultText, useScratch, useTools, waitFor, type LoadedTools } from './test-support.js'
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'tool-bash-background-')))
-const spillRoot = join(scratch, 'spill')
-mkdirSync(spillRoot)
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-const opened: LoadedTools[] = []
-async function tools(options: Parameters<typeof loadTools>[0] = {}): Promise<LoadedTools> {
-  const loaded = await loadTools({ ...options, executor: { cwd: scratch, tempDir: spillRoot, ...options.executor } })
-  opened.push(loaded)
-  return loaded
-}
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map(({ t }) => t.dispose()))
-})
+const dirs = useScratch('tool-bash-background-')
+const { scratch, spillRoot } = dirs
+const tools = useTools(dirs)
 
 async function start(loaded: LoadedTools, command: string, agent?: Agent): Promise<string> {
   const result = await loaded.call('bash', { command, run_in_background: true }, agent === undefined ? {} : { agent })

@@ -1,26 +1,17 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { BashTask, BashTaskOutcome, CapturedOutput } from './bash-executor.js'
 import { BashSpawnError } from './bash-spawn-error.js'
 import { isProcessAlive } from './process-group.js'
-import { loadExecutor, pidsIn, waitFor, type LoadedExecutor } from './test-support.js'
+import { pidsIn, useExecutors, useScratch, waitFor } from './test-support.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'tool-bash-task-'))
-const spillRoot = join(scratch, 'spill-root')
-mkdirSync(spillRoot)
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-const loaded: LoadedExecutor[] = []
-async function executor(config: Parameters<typeof loadExecutor>[0] = {}): Promise<LoadedExecutor> {
-  const result = await loadExecutor({ cwd: scratch, tempDir: spillRoot, ...config })
-  loaded.push(result)
-  return result
-}
-afterEach(async () => {
+const dirs = useScratch('tool-bash-task-')
+const { scratch } = dirs
+const executor = useExecutors(dirs)
+// Registered after useExecutors' hook, so it runs first: real timers before the executors are disposed.
+afterEach(() => {
   vi.useRealTimers()
-  await Promise.all(loaded.splice(0).map(({ fiber }) => fiber.dispose()))
 })
 
 const text = (output: CapturedOutput): string => output.head + output.tail

@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { loadTools } from './test-support.js'
+import { loadTools, useScratch } from './test-support.js'
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'tool-bash-env-')))
+const { scratch } = useScratch('tool-bash-env-')
 const hook = join(scratch, 'hook.sh')
 const sourced = join(scratch, 'hook-was-sourced')
 const planted: Record<string, string> = {
@@ -30,7 +29,6 @@ afterAll(() => {
     if (value === undefined) delete process.env[name]
     else process.env[name] = value
   }
-  rmSync(scratch, { recursive: true, force: true })
 })
 
 describe('the environment a command sees through the tool', () => {

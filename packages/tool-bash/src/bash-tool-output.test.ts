@@ -1,12 +1,9 @@
-import { createReadStream, existsSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { createReadStream, existsSync, statSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
 import type { BashRunMeta } from './bash-tool-meta.js'
-import { loadTools } from './test-support.js'
+import { loadTools, useScratch } from './test-support.js'
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'tool-bash-output-')))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const { scratch } = useScratch('tool-bash-output-')
 
 /** Checks that `path` holds `size` bytes of the repeating `pattern`, reading it in chunks. */
 async function holdsPattern(path: string, pattern: string, size: number): Promise<boolean> {

@@ -1,32 +1,21 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { getEventListeners } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readTerminalResultMeta } from '@dsh/tools-presentation'
 import { createTestAgent, createToolContext, formatSessionLog, runScriptedSession } from '@dsh/tools-testing'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { BashRunMeta } from './bash-tool-meta.js'
 import { BashTools } from './bash-tools.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 import { isProcessAlive } from './process-group.js'
-import { loadTools, pidsIn, waitFor, type LoadedTools } from './test-support.js'
+import { pidsIn, useScratch, useTools, waitFor } from './test-support.js'
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'tool-bash-tools-')))
+const dirs = useScratch('tool-bash-tools-')
+const { scratch, spillRoot } = dirs
 mkdirSync(join(scratch, 'sub', 'deeper'), { recursive: true })
 writeFileSync(join(scratch, 'a-file'), 'not a directory\n')
-const spillRoot = join(scratch, 'spill')
-mkdirSync(spillRoot)
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-const opened: LoadedTools[] = []
-async function tools(options: Parameters<typeof loadTools>[0] = {}): Promise<LoadedTools> {
-  const loaded = await loadTools({ ...options, executor: { cwd: scratch, tempDir: spillRoot, ...options.executor } })
-  opened.push(loaded)
-  return loaded
-}
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map(({ t }) => t.dispose()))
-})
+const tools = useTools(dirs)
 
 const meta = (result: { meta?: unknown }): BashRunMeta => result.meta as BashRunMeta
 

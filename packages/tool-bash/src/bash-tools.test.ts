@@ -1,21 +1,17 @@
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { ToolRegistry } from '@dsh/tools-registry'
 import { presentToolCall, presentToolResult, renderToolResult } from '@dsh/tools-presentation'
 import { createTestAgent, createToolContext, expectCleanUnload } from '@dsh/tools-testing'
 import { Context } from 'cordis'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { BashConfigError } from './bash-config-error.js'
 import { BashTools } from './bash-tools.js'
 import { BASH_TOOLS_DEFAULTS, resolveBashToolsConfig } from './bash-tools-config.js'
 import { BashToolsConfigError } from './bash-tools-config-error.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 import { LocalBashTools, resolveLocalBashToolsConfig } from './local-bash-tools.js'
-import { loadTools } from './test-support.js'
+import { loadTools, useScratch } from './test-support.js'
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'tool-bash-plugin-')))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const { scratch } = useScratch('tool-bash-plugin-')
 
 async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
   return Promise.resolve(promise).then(

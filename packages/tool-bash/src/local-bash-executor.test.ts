@@ -1,31 +1,19 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { getEventListeners } from 'node:events'
-import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Context } from 'cordis'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { BashRequest, BashResult } from './bash-executor.js'
 import { BashConfigError } from './bash-config-error.js'
 import { BashRequestError } from './bash-request-error.js'
 import { BashSpawnError } from './bash-spawn-error.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 import { isProcessAlive } from './process-group.js'
-import { loadExecutor, pidsIn, waitFor, type LoadedExecutor } from './test-support.js'
+import { pidsIn, useExecutors, useScratch, waitFor } from './test-support.js'
 
-const scratch = mkdtempSync(join(tmpdir(), 'tool-bash-executor-'))
-const spillRoot = join(scratch, 'spill-root')
-mkdirSync(spillRoot)
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
-
-const loaded: LoadedExecutor[] = []
-async function executor(config: Parameters<typeof loadExecutor>[0] = {}): Promise<LoadedExecutor> {
-  const result = await loadExecutor({ cwd: scratch, tempDir: spillRoot, ...config })
-  loaded.push(result)
-  return result
-}
-afterEach(async () => {
-  await Promise.all(loaded.splice(0).map(({ fiber }) => fiber.dispose()))
-})
+const dirs = useScratch('tool-bash-executor-')
+const { scratch, spillRoot } = dirs
+const executor = useExecutors(dirs)
 
 function output(result: BashResult): string {
   return result.stdout.head + result.stdout.tail

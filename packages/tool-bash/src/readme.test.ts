@@ -1,15 +1,13 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { describe, expect, it } from 'vitest'
 import type { BashRunMeta } from './bash-tool-meta.js'
 import { BASH_TOOLS_DEFAULTS } from './bash-tools-config.js'
 import { LOCAL_BASH_DEFAULTS, resolveLocalBashConfig } from './local-bash-config.js'
-import { loadTools } from './test-support.js'
+import { loadTools, useScratch } from './test-support.js'
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'tool-bash-readme-')))
-afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+const { scratch } = useScratch('tool-bash-readme-')
 
 interface Example {
   readonly label: string

@@ -1,7 +1,11 @@
 // Helpers shared by this package's tests (not part of the build's entry, not exported).
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Agent, ToolExecutionResult } from '@dsh/tools-core'
 import { createToolContext, type ToolTestContext } from '@dsh/tools-testing'
 import { Context, type Fiber } from 'cordis'
+import { afterAll, afterEach } from 'vitest'
 import type { BashExecutor } from './bash-executor.js'
 import { BashTools } from './bash-tools.js'
 import type { BashToolsConfig } from './bash-tools-config.js'
@@ -78,4 +82,45 @@ export async function loadTools(
 export function resultText(result: ToolExecutionResult): string {
   const block = result.content[0]
   return block?.type === 'text' ? block.text : ''
+}
+
+/** A test file's private directory (`scratch`, resolved as bash's `pwd` prints it) and the executor's spill root in it. */
+export interface Scratch {
+  scratch: string
+  spillRoot: string
+}
+
+/** Makes a {@link Scratch} for the calling test file; it is removed after the file's tests. */
+export function useScratch(prefix: string): Scratch {
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), prefix)))
+  const spillRoot = join(scratch, 'spill')
+  mkdirSync(spillRoot)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+  return { scratch, spillRoot }
+}
+
+/** {@link loadExecutor} working in `scratch` and spilling to its spill root; each one loaded is disposed after each test. */
+export function useExecutors({ scratch, spillRoot }: Scratch): (config?: LocalBashConfig) => Promise<LoadedExecutor> {
+  const loaded: LoadedExecutor[] = []
+  afterEach(async () => {
+    await Promise.all(loaded.splice(0).map(({ fiber }) => fiber.dispose()))
+  })
+  return async (config = {}) => {
+    const result = await loadExecutor({ cwd: scratch, tempDir: spillRoot, ...config })
+    loaded.push(result)
+    return result
+  }
+}
+
+/** {@link loadTools} with the executor working in `scratch`; each one loaded is disposed after each test. */
+export function useTools({ scratch, spillRoot }: Scratch): (options?: Parameters<typeof loadTools>[0]) => Promise<LoadedTools> {
+  const opened: LoadedTools[] = []
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map(({ t }) => t.dispose()))
+  })
+  return async (options = {}) => {
+    const loaded = await loadTools({ ...options, executor: { cwd: scratch, tempDir: spillRoot, ...options.executor } })
+    opened.push(loaded)
+    return loaded
+  }
 }
