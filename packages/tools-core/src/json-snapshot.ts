@@ -254,10 +254,7 @@ class Walk {
         if (typeof child === 'object') {
           if (child !== null && (child = this.container(child, depth + 1)) === FAILED) return this.unwind(key)
         } else if (typeof child !== 'string' && (child = this.other(value, key, child)) === FAILED) return this.unwind(key)
-        if (copy === undefined) continue
-        // Assigning `__proto__` would set the prototype; JSON means an ordinary key.
-        if (key === '__proto__') Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true })
-        else copy[key] = child
+        if (copy !== undefined) store(copy, key, child)
       }
       return this.done(value, depth, copy)
     } catch (error) {
