@@ -14,3 +14,38 @@ export { ToolNotFoundError } from './tool-not-found-error.js'
 export type { ToolAnnotations, ToolExecutionMode, ToolRegistration } from './tool-record.js'
 export { ToolRegistry, ToolRegistry as default } from './tool-registry.js'
 export type { ScopedToolExecutionInput, ToolCallTarget, ToolScope } from './tool-scope.js'
+// The tool author's surface of @dsh/tools-schema, re-exported (the same bindings, not copies) so that one import
+// brings both `defineTool` and the `ctx.tools` typing of this package's `declare module 'cordis'` augmentation.
+export {
+  defineParameters,
+  defineTool,
+  defineValueSchema,
+  ToolArgsError,
+  ToolDefinitionError,
+  ToolOutputError,
+  type ArraySchemaSpec,
+  type BooleanSchemaSpec,
+  type DefinedTool,
+  type InferArgs,
+  type InferValue,
+  type IntegerSchemaSpec,
+  type JsonValueSchemaSpec,
+  type NullSchemaSpec,
+  type NumberSchemaSpec,
+  type ObjectSchemaSpec,
+  type OneOfSchemaSpec,
+  type ParameterSchemaSpec,
+  type SchemaAnnotations,
+  type SchemaProp,
+  type SchemaSpec,
+  type SchemaType,
+  type StringSchemaSpec,
+  type ToolBodyReturn,
+  type ToolContentReturn,
+  type ToolInvokeResult,
+  type ToolOutputSpec,
+  type ToolSpec,
+  type ToolSpecBase,
+  type TypedToolResult,
+  type ValueSchemaSpec,
+} from '@dsh/tools-schema'
