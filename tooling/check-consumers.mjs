@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, dirname, join, normalize, relative } from 'node:path'
+import { delimiter, dirname, join, normalize } from 'node:path'
 import { fencedBlocks } from './docs-check/markdown.mjs'
 import { cordisVersion, packAll } from './pack-all.mjs'
 import { startRegistry } from './publish-check/local-registry.mjs'
@@ -264,7 +264,7 @@ async function publish(registry, what) {
 
 const selectors = process.argv.slice(2)
 const selected = (name) =>
-  selectors.length === 0 || selectors.some((selector) => name === selector || name.startsWith(`${selector}:`) || name.endsWith(`:${selector}`))
+  selectors.length === 0 || selectors.some((selector) => name === selector || name.startsWith(`${selector}:`) || name.endsWith(`:${selector}`) || name.endsWith(`/${selector}`))
 
 const scenarios = [
   ...readdirSync(scenariosDir, { withFileTypes: true })
