@@ -6,14 +6,16 @@
 //   doc:<file>       a markdown file run literally (see docs-check/markdown.mjs): its `sh run` blocks in a project
 //                    that holds only tarballs/, its `file=` blocks written, its `text output` blocks checked.
 //   registry:<name>  every tarball published to a local verdaccio; plain `npm install @dsh/<package>` in a project
-//                    whose .npmrc scopes @dsh to it, so npm itself resolves our dependency and peer ranges.
+//                    whose .npmrc scopes @dsh to it, so npm itself resolves our dependency and peer ranges:
+//                    registry-bash (that scenario's program), each-package (each alone: npm ls, import) and
+//                    update-leaf (a new tool-bash patch release; `npm update` must change that package alone).
 // `node tooling/check-consumers.mjs [selector…]` runs the scenarios whose name, group or short name is given.
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, normalize } from 'node:path'
 import { fencedBlocks } from './docs-check/markdown.mjs'
-import { cordisVersion, packAll } from './pack-all.mjs'
+import { cordisVersion, packAll, readFromTarball } from './pack-all.mjs'
 import { startRegistry } from './publish-check/local-registry.mjs'
 import { root } from './workspace.mjs'
 
@@ -196,13 +198,13 @@ async function docScenario(doc, tarballs) {
 // ---- registry scenarios ----------------------------------------------------------------------------------------
 
 /** A project that gets @dsh from the local registry and everything else from the normal one. */
-async function registryConsumer(registry, name, packages) {
+async function registryConsumer(registry, name, packages, { cordis: withCordis = true } = {}) {
   const project = scratch(`dsh-registry-${name}-`)
   await npm(['init', '-y'], project)
   await npm(['pkg', 'set', 'type=module'], project)
   writeFileSync(join(project, '.npmrc'), `@dsh:registry=${registry.url}\n`)
-  await npm(['install', '--ignore-scripts', ...packages, cordis], project)
-  await npm(['install', '--ignore-scripts', '-D', `@types/node@${rootJson.devDependencies['@types/node']}`], project)
+  // The user's command, as the package READMEs give it.
+  await npm(['install', ...packages, ...(withCordis ? [cordis] : [])], project)
   // Every @dsh package must have come from the local registry, by a registry range (not a file: spec).
   const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8'))
   for (const [path, entry] of Object.entries(lock.packages)) {
@@ -222,9 +224,25 @@ function lockVersions(project) {
 async function registryBash(registry) {
   const spec = readSpec('registry-bash')
   const project = await registryConsumer(registry, 'registry-bash', ['@dsh/tool-bash', '@dsh/tools-registry'])
+  await npm(['install', '-D', `@types/node@${rootJson.devDependencies['@types/node']}`], project)
   const installed = expectInstalled(project, spec.expectInstalled)
   await typeCheckAndRun(project, 'registry-bash', spec)
   return `npm install @dsh/tool-bash @dsh/tools-registry ${cordis}: ${installed.join(', ')}`
+}
+
+// Each package alone, as its README installs it: npm must find a tree that satisfies every dependency and peer range
+// (`npm ls --all` exits non-zero on a missing or invalid one) and the package must load under Node.
+async function eachPackage(registry, tarballs) {
+  const checked = []
+  for (const [name, tarball] of tarballs) {
+    const peers = JSON.parse(readFromTarball(tarball, 'package.json')).peerDependencies ?? {}
+    const project = await registryConsumer(registry, name.replace('@dsh/', ''), [name], { cordis: 'cordis' in peers })
+    await npm(['ls', '--all'], project)
+    await run('node', ['--input-type=module', '-e', `await import(${JSON.stringify(name)})`], { cwd: project })
+    checked.push(name.replace('@dsh/', ''))
+    rmSync(project, { recursive: true, force: true })
+  }
+  return `npm install <package> (${cordis} where it is a peer), npm ls --all and import: ${checked.join(', ')}`
 }
 
 // A changed leaf package is released: an existing consumer's `npm update` must take that one package's new version
@@ -272,6 +290,7 @@ const scenarios = [
     .map((entry) => ({ name: `tarball:${entry.name}`, run: (tarballs) => tarballScenario(entry.name, tarballs) })),
   ...docScenarios.map((doc) => ({ name: `doc:${doc}`, run: (tarballs) => docScenario(doc, tarballs) })),
   { name: 'registry:registry-bash', registry: true, run: (tarballs, registry) => registryBash(registry) },
+  { name: 'registry:each-package', registry: true, run: (tarballs, registry) => eachPackage(registry, tarballs) },
   // Last: it publishes a newer tool-bash, which the scenarios before it must not see.
   { name: 'registry:update-leaf', registry: true, run: (tarballs, registry) => updateLeaf(registry, tarballs) },
 ].filter(({ name }) => selected(name))

@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
-import { cordisVersion, publishedPackages } from '../pack-all.mjs'
+import { cordisVersion, installLine, publishedPackages } from '../pack-all.mjs'
 import { fencedBlocks, importedPackages, isShell, isTypeScript } from './markdown.mjs'
 
 const here = import.meta.dirname
@@ -63,23 +63,29 @@ function writeBlocks(file, blocks, sources) {
   return skipped
 }
 
-/** The packages named by the `npm install` lines of a file's shell blocks; a `*.tgz` glob names every package. */
+/** The `npm install` lines of a file's shell blocks, as words, comments removed. */
+function installLines(blocks) {
+  return blocks
+    .filter(isShell)
+    .flatMap((block) => block.body.split('\n'))
+    .map((line) => line.replace(/#.*$/, '').trim().split(/\s+/))
+    .map((words) => {
+      const start = words.findIndex((word, index) => word === 'npm' && ['install', 'i', 'add'].includes(words[index + 1]))
+      return start === -1 ? undefined : words.slice(start)
+    })
+    .filter(Boolean)
+}
+
+/** The packages named by a file's install lines; a `*.tgz` glob names every package. */
 function namedOnInstallLines(blocks) {
   const named = new Set()
-  for (const block of blocks.filter(isShell)) {
-    for (const line of block.body.split('\n')) {
-      const words = line.replace(/#.*$/, '').trim().split(/\s+/)
-      const start = words.findIndex((word, index) => word === 'npm' && ['install', 'i', 'add'].includes(words[index + 1]))
-      if (start === -1) continue
-      for (const word of words.slice(start + 2)) {
-        if (word.startsWith('-')) continue
-        if (word.endsWith('*.tgz')) for (const { name } of publishedPackages()) named.add(name)
-        const tarball = /dsh-([a-z0-9-]+?)-\d+\.\d+\.\d+[^/]*\.tgz$/.exec(word)
-        if (tarball) named.add(`@dsh/${tarball[1]}`)
-        named.add(word)
-        const versioned = /^(@dsh\/[^@]+)@/.exec(word) // @dsh/tool-bash@0.1.0 names @dsh/tool-bash
-        if (versioned) named.add(versioned[1])
-      }
+  for (const words of installLines(blocks)) {
+    for (const word of words.slice(2)) {
+      if (word.startsWith('-')) continue
+      if (word.endsWith('*.tgz')) for (const { name } of publishedPackages()) named.add(name)
+      named.add(word)
+      const versioned = /^(@dsh\/[^@]+)@/.exec(word) // @dsh/tool-bash@0.1.0 names @dsh/tool-bash
+      if (versioned) named.add(versioned[1])
     }
   }
   return named
@@ -91,6 +97,10 @@ function installProblems(file, blocks) {
   const named = namedOnInstallLines(blocks)
   const cordis = `cordis@${cordisVersion()}`
   const problems = []
+  // The tarball line is the one pack:all prints; another spelling (two tarballs, no cordis) fails for users.
+  for (const words of installLines(blocks).filter((words) => words.some((word) => word.endsWith('.tgz')))) {
+    if (words.join(' ') !== installLine()) problems.push(`${where}: \`${words.join(' ')}\` must be \`${installLine()}\``)
+  }
   for (const word of named) {
     if ((word === 'cordis' || word.startsWith('cordis@')) && word !== cordis) {
       problems.push(`${where}: an install line names ${word}; it must be ${cordis} (a bare cordis installs 3.x)`)
