@@ -64,7 +64,10 @@ const consumerEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$|TURBO_)/i.test(key)),
 )
 consumerEnv.PATH = (process.env.PATH ?? '').split(delimiter).filter((entry) => !entry.startsWith(root)).join(delimiter)
-Object.assign(consumerEnv, { npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' })
+// prefer-offline only reuses what npm already cached (cordis, tsx…); the update scenario asks for --prefer-online.
+Object.assign(consumerEnv, {
+  npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', npm_config_prefer_offline: 'true',
+})
 // This machine's user .npmrc drops `resolved` from lockfiles; the registry scenarios read it to see where @dsh came from.
 consumerEnv.npm_config_omit_lockfile_registry_resolved = 'false'
 
