@@ -12,7 +12,7 @@
 // `node tooling/check-consumers.mjs [selector…]` runs the scenarios whose name, group or short name is given.
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { constants, tmpdir } from 'node:os'
 import { delimiter, dirname, join, normalize } from 'node:path'
 import { fencedBlocks } from './docs-check/markdown.mjs'
 import { cordisVersion, packAll, readFromTarball } from './pack-all.mjs'
@@ -42,7 +42,7 @@ function scratch(prefix) {
 let cleaning
 function cleanUp() {
   cleaning ??= (async () => {
-    for (const child of children) child.kill('SIGTERM')
+    for (const child of children) killGroup(child, 'SIGTERM')
     for (const cleanup of cleanups.reverse()) await cleanup()
     const left = [...scratchDirs, ...registryDirs].filter((dir) => existsSync(dir))
     if (left.length > 0) throw new Error(`scratch folders left behind: ${left.join(', ')}`)
@@ -53,7 +53,9 @@ function cleanUp() {
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.once(signal, () => {
     console.error(`\n  interrupted (${signal}): stopping the registry and removing scratch folders`)
-    cleanUp().catch((error) => console.error(`  clean-up: FAILED\n${error.message}`)).finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1)))
+    cleanUp()
+      .catch((error) => console.error(`  clean-up: FAILED\n${error.message}`))
+      .finally(() => process.exit(128 + constants.signals[signal]))
   })
 }
 
@@ -63,7 +65,10 @@ const repoBin = join(root, 'node_modules/.bin')
 const consumerEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^(npm_|pnpm_|PNPM_|INIT_CWD$|TURBO_)/i.test(key)),
 )
-consumerEnv.PATH = (process.env.PATH ?? '').split(delimiter).filter((entry) => !entry.startsWith(root)).join(delimiter)
+consumerEnv.PATH = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((entry) => !entry.startsWith(root) && !/node_modules[/\\].bin$/.test(entry))
+  .join(delimiter)
 // prefer-offline only reuses what npm already cached (cordis, tsx…); the update scenario asks for --prefer-online.
 Object.assign(consumerEnv, {
   npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', npm_config_prefer_offline: 'true',
@@ -71,17 +76,26 @@ Object.assign(consumerEnv, {
 // This machine's user .npmrc drops `resolved` from lockfiles; the registry scenarios read it to see where @dsh came from.
 consumerEnv.npm_config_omit_lockfile_registry_resolved = 'false'
 
+// Each command is a process group of its own, so stopping it also stops what it started (npx → tsx → node).
+function killGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // already gone
+  }
+}
+
 /** Runs a command (async, so signals are handled meanwhile); resolves to stdout, rejects with both streams. */
-function run(command, args, { cwd, input, timeout = 600_000 } = {}) {
+function run(command, args, { cwd, timeout = 600_000 } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: consumerEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(command, args, { cwd, env: consumerEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
     children.add(child)
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
     child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.stdin.end(input ?? '')
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeout)
+    child.stdin.end()
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), timeout)
     child.on('error', reject)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
