@@ -11,7 +11,8 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
 import { cordisVersion, installLine, publishedPackages } from '../pack-all.mjs'
-import { fencedBlocks, importedPackages, isShell, isTypeScript } from './markdown.mjs'
+import { installProblems } from './install-lines.mjs'
+import { fencedBlocks, isTypeScript } from './markdown.mjs'
 
 const here = import.meta.dirname
 const root = join(here, '..', '..')
@@ -36,6 +37,7 @@ const files = [
   join(root, 'tooling/consumers/doc-fixture.md'),
 ].filter(existsSync)
 
+const packageNames = publishedPackages().map(({ name }) => name)
 const slug = (file) => relative(root, file).replace(/[^A-Za-z0-9]+/g, '_')
 
 /** Writes the file's TypeScript blocks under out/; records generated path → "doc.md:line" in `sources`. */
@@ -63,61 +65,6 @@ function writeBlocks(file, blocks, sources) {
   return skipped
 }
 
-/** The `npm install` lines of a file's shell blocks, as words, comments removed. */
-function installLines(blocks) {
-  return blocks
-    .filter(isShell)
-    .flatMap((block) => block.body.split('\n'))
-    .map((line) => line.replace(/#.*$/, '').trim().split(/\s+/))
-    .map((words) => {
-      const start = words.findIndex((word, index) => word === 'npm' && ['install', 'i', 'add'].includes(words[index + 1]))
-      return start === -1 ? undefined : words.slice(start)
-    })
-    .filter(Boolean)
-}
-
-/** The packages named by a file's install lines; a `*.tgz` glob names every package. */
-function namedOnInstallLines(blocks) {
-  const named = new Set()
-  for (const words of installLines(blocks)) {
-    for (const word of words.slice(2)) {
-      if (word.startsWith('-')) continue
-      if (word.endsWith('*.tgz')) for (const { name } of publishedPackages()) named.add(name)
-      named.add(word)
-      const versioned = /^(@dsh\/[^@]+)@/.exec(word) // @dsh/tool-bash@0.1.0 names @dsh/tool-bash
-      if (versioned) named.add(versioned[1])
-    }
-  }
-  return named
-}
-
-function installProblems(file, blocks) {
-  const where = relative(root, file)
-  if (installRuleExempt.some((pattern) => pattern.test(where))) return []
-  const named = namedOnInstallLines(blocks)
-  const cordis = `cordis@${cordisVersion()}`
-  const problems = []
-  // The tarball line is the one pack:all prints; another spelling (two tarballs, no cordis) fails for users.
-  for (const words of installLines(blocks).filter((words) => words.some((word) => word.endsWith('.tgz')))) {
-    if (words.join(' ') !== installLine()) problems.push(`${where}: \`${words.join(' ')}\` must be \`${installLine()}\``)
-  }
-  for (const word of named) {
-    if ((word === 'cordis' || word.startsWith('cordis@')) && word !== cordis) {
-      problems.push(`${where}: an install line names ${word}; it must be ${cordis} (a bare cordis installs 3.x)`)
-    }
-  }
-  const imported = new Set(blocks.filter(isTypeScript).flatMap((block) => [...importedPackages(block.body)]))
-  for (const name of [...imported].sort()) {
-    if (name.startsWith('@dsh/') && !named.has(name)) {
-      problems.push(`${where}: its examples import ${name}, but no \`npm install\` line of a sh block names it`)
-    }
-    if (name === 'cordis' && !named.has(cordis)) {
-      problems.push(`${where}: its examples import cordis, but no \`npm install\` line of a sh block names ${cordis}`)
-    }
-  }
-  return problems
-}
-
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 const sources = new Map()
@@ -126,7 +73,11 @@ let skipped = 0
 for (const file of files) {
   const blocks = fencedBlocks(readFileSync(file, 'utf8'))
   skipped += writeBlocks(file, blocks, sources)
-  problems.push(...installProblems(file, blocks))
+  const where = relative(root, file)
+  if (!installRuleExempt.some((pattern) => pattern.test(where))) {
+    const rule = { cordis: `cordis@${cordisVersion()}`, installLine: installLine(), packageNames }
+    problems.push(...installProblems(blocks, rule).map((problem) => `${where}: ${problem}`))
+  }
 }
 if (problems.length > 0) {
   console.error(`docs install lines:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
