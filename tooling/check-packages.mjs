@@ -1,8 +1,22 @@
-// publint and attw (esm-only profile) on every published package, from its packed tarball.
+// Every published package: publint and attw (esm-only profile) from its packed tarball; the cordis ranges rule
+// (tooling/publish-check/cordis-range.mjs); and the tarball pack:all writes carries the root LICENSE, real ranges
+// instead of workspace:^, and its build.
 import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { cordisVersion, packAll, verifyTarball } from './pack-all.mjs'
+import { cordisRangeProblems } from './publish-check/cordis-range.mjs'
 import { listPackages } from './workspace.mjs'
 
 let failed = 0
+const report = (name, what, problems) => {
+  if (problems.length === 0) return console.log(`  ${name}: ${what} ok`)
+  failed += 1
+  console.error(`  ${name}: ${what} FAILED\n${problems.map((problem) => `    - ${problem}`).join('\n')}`)
+}
+
+const pinned = cordisVersion()
 for (const { dir, name, json } of listPackages()) {
   if (json.private) continue
   for (const [tool, args] of [
@@ -11,11 +25,19 @@ for (const { dir, name, json } of listPackages()) {
   ]) {
     try {
       execFileSync(tool, args, { cwd: dir, stdio: 'pipe', encoding: 'utf8' })
-      console.log(`  ${name}: ${tool} ok`)
+      report(name, tool, [])
     } catch (error) {
-      failed += 1
-      console.error(`  ${name}: ${tool} FAILED\n${error.stdout ?? ''}${error.stderr ?? ''}`)
+      report(name, tool, [`${error.stdout ?? ''}${error.stderr ?? ''}`])
     }
   }
+  report(name, 'cordis ranges', cordisRangeProblems(json, pinned))
+}
+
+// Packed into a scratch folder, so the check neither needs nor replaces the user's tarballs/.
+const scratch = mkdtempSync(join(tmpdir(), 'dsh-check-packages-'))
+try {
+  for (const [name, tarball] of packAll({ destination: scratch })) report(name, 'tarball (LICENSE, ranges, dist)', verifyTarball(tarball))
+} finally {
+  rmSync(scratch, { recursive: true, force: true })
 }
 if (failed > 0) process.exit(1)

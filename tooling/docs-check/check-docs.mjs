@@ -1,14 +1,25 @@
-// Extracts every ```ts / ```typescript block from docs/**/*.md and packages/*/README.md, writes each as its own
-// module, and type-checks them all with the strict options of the repo against the BUILT packages (what a user
-// gets). A block whose info string contains `ignore-check` is skipped (a fragment, like the seeds' partial
-// examples); use it sparingly.
+// The docs check, over docs/**/*.md, packages/*/README.md, README.md and the consumer-runner fixture:
+// 1. Every ```ts / ```typescript block type-checks with the strict options of the repo against the BUILT packages
+//    (what a user gets). A block without `file=` is its own module. Blocks with `file=<path>` are the files of one
+//    project (the doc-driven consumer scenarios write them the same way): all of one markdown file's go into one
+//    folder at their paths, so `import { x } from './weather-tool.js'` between two blocks resolves. A block whose
+//    info string contains `ignore-check` is not type-checked (a fragment, like the seeds' partial examples).
+// 2. Install lines: every @dsh/* or cordis package that a file's TypeScript blocks import is named on an
+//    `npm install` line of a ```sh block of the same file, and cordis only as cordis@<the version we test with>,
+//    because a bare `cordis` installs 3.x, which fails at run time.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, normalize, relative } from 'node:path'
+import { cordisVersion, installLine, publishedPackages } from '../pack-all.mjs'
+import { installProblems } from './install-lines.mjs'
+import { fencedBlocks, isTypeScript } from './markdown.mjs'
 
 const here = import.meta.dirname
 const root = join(here, '..', '..')
 const out = join(here, '.generated')
+
+// Contributor docs: inside this repository packages come through `workspace:^`, not `npm install`.
+const installRuleExempt = [/^docs\/cookbook\//]
 
 function markdownFiles(dir) {
   if (!existsSync(dir)) return []
@@ -23,33 +34,53 @@ const files = [
   ...markdownFiles(join(root, 'docs')),
   ...readdirSync(join(root, 'packages')).map((name) => join(root, 'packages', name, 'README.md')).filter(existsSync),
   join(root, 'README.md'),
-]
+  join(root, 'tooling/consumers/doc-fixture.md'),
+].filter(existsSync)
+
+const packageNames = publishedPackages().map(({ name }) => name)
+const slug = (file) => relative(root, file).replace(/[^A-Za-z0-9]+/g, '_')
+
+/** Writes the file's TypeScript blocks under out/; records generated path → "doc.md:line" in `sources`. */
+function writeBlocks(file, blocks, sources) {
+  let skipped = 0
+  for (const block of blocks.filter(isTypeScript)) {
+    if (block.attributes['ignore-check']) {
+      skipped += 1
+      continue
+    }
+    const origin = `${relative(root, file)}:${block.line}`
+    if (typeof block.attributes.file === 'string') {
+      const path = normalize(block.attributes.file)
+      if (path.startsWith('..') || path.startsWith('/')) throw new Error(`${origin}: file=${path} leaves the project`)
+      const target = join(out, slug(file), path)
+      mkdirSync(dirname(target), { recursive: true })
+      writeFileSync(target, `${block.body}\n`)
+      sources.set(relative(here, target), origin)
+    } else {
+      const target = join(out, `${slug(file)}_L${block.line}.ts`)
+      writeFileSync(target, `${block.body}\nexport {}\n`)
+      sources.set(relative(here, target), origin)
+    }
+  }
+  return skipped
+}
 
 rmSync(out, { recursive: true, force: true })
 mkdirSync(out, { recursive: true })
 const sources = new Map()
+const problems = []
 let skipped = 0
 for (const file of files) {
-  const lines = readFileSync(file, 'utf8').split('\n')
-  let block
-  let start = 0
-  lines.forEach((line, index) => {
-    const fence = /^```(\S*)(.*)$/.exec(line.trim())
-    if (block === undefined && fence && /^(ts|typescript)$/.test(fence[1])) {
-      if (/ignore-check/.test(fence[2])) {
-        skipped += 1
-        block = null
-      } else block = []
-      start = index + 2
-    } else if (block !== undefined && line.trim() === '```') {
-      if (block !== null) {
-        const name = `${relative(root, file).replace(/[^A-Za-z0-9]+/g, '_')}_L${start}.ts`
-        writeFileSync(join(out, name), `${block.join('\n')}\nexport {}\n`)
-        sources.set(name, `${relative(root, file)}:${start}`)
-      }
-      block = undefined
-    } else if (block) block.push(line)
-  })
+  const blocks = fencedBlocks(readFileSync(file, 'utf8'))
+  skipped += writeBlocks(file, blocks, sources)
+  const where = relative(root, file)
+  if (!installRuleExempt.some((pattern) => pattern.test(where))) {
+    const rule = { cordis: `cordis@${cordisVersion()}`, installLine: installLine(), packageNames }
+    problems.push(...installProblems(blocks, rule).map((problem) => `${where}: ${problem}`))
+  }
+}
+if (problems.length > 0) {
+  console.error(`docs install lines:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
 }
 writeFileSync(
   join(out, 'tsconfig.json'),
@@ -59,14 +90,15 @@ writeFileSync(
       composite: false, declaration: false, declarationMap: false, sourceMap: false, noEmit: true,
       module: 'ESNext', moduleResolution: 'Bundler', noUnusedLocals: false, rootDir: '.',
     },
-    include: ['*.ts'],
+    include: ['**/*.ts'],
   }),
 )
 try {
   execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(out, 'tsconfig.json')], { cwd: here, encoding: 'utf8', stdio: 'pipe' })
 } catch (error) {
+  // tsc names the generated file; point at the markdown line instead.
   const text = `${error.stdout ?? ''}${error.stderr ?? ''}`.replace(/^(\S+?\.ts)\((\d+),(\d+)\)/gm, (_, name, line, column) => {
-    const origin = sources.get(name.replace(/^.*\//, ''))
+    const origin = sources.get(normalize(name))
     if (!origin) return `${name}(${line},${column})`
     const [file, first] = origin.split(':')
     return `${file}:${Number(first) + Number(line) - 1}:${column}`
@@ -74,4 +106,8 @@ try {
   console.error(`docs type-check failed:\n${text}`)
   process.exit(1)
 }
-console.log(`docs ok: ${sources.size} TypeScript blocks type-check${skipped ? ` (${skipped} marked ignore-check)` : ''}`)
+if (problems.length > 0) process.exit(1)
+console.log(
+  `docs ok: ${sources.size} TypeScript blocks type-check${skipped ? ` (${skipped} marked ignore-check)` : ''}; ` +
+    `install lines name every imported package and cordis@${cordisVersion()}`,
+)
