@@ -9,7 +9,7 @@ import { describeConfigValue, isPlainObject } from './config-values.js'
  */
 export interface BashToolsConfig {
   /**
-   * Background tasks one agent may have running at once; starting one more is a `TASK_LIMIT` error. An integer
+   * Background tasks one agent may have running at once; starting one more is a `BASH_TASK_LIMIT` error. An integer
    * from 1 to 1024. Default: 8.
    */
   maxBackgroundTasks?: number | undefined

@@ -2,9 +2,9 @@ import {
   DshError,
   describeJsonPath,
   formatJsonPath,
-  isErrorCode,
+  isDshErrorCode,
   snapshotJson,
-  type ErrorCode,
+  type DshErrorCode,
   type JsonSnapshotFailure,
   type ContentBlock,
   type HookContext,
@@ -28,7 +28,7 @@ export function textContent(text: string): ContentBlock[] {
  * microseconds for nothing, since results cross boundaries as data anyway. `name` is the error class a caller
  * would throw for the same failure.
  */
-export function failure(callId: string, name: string, code: ErrorCode, text: string, content?: ContentBlock[]): ToolExecutionResult {
+export function failure(callId: string, name: string, code: DshErrorCode, text: string, content?: ContentBlock[]): ToolExecutionResult {
   return { callId, content: content ?? textContent(text), isError: true, error: { name, code } }
 }
 
@@ -78,15 +78,21 @@ export function nonJson(callId: string, text: string): ToolExecutionResult {
 }
 
 /**
- * The result of a thrown value. A coded {@link DshError} keeps its `{ name, code }` and its message; anything else
- * is `TOOL_FAILED` (`<what failed>: <thrown error>`), or `ABORTED` with `abortedText` when the call had been
- * cancelled by then.
+ * The result of a thrown value. A branded {@link DshError} whose code is a core code or a well-formed tool-owned code
+ * (`isDshErrorCode`) keeps its `{ name, code }` and its message, so a tool package's own codes travel unchanged.
+ * Anything else is `TOOL_FAILED` (`<what failed>: <thrown error>`), or `ABORTED` with `abortedText` when the call
+ * had been cancelled by then: a plain `Error` with a `code` (`ENOENT`), an unbranded look-alike, or a DshError with
+ * a forged code is not trusted to route the failure.
  */
 export function thrownResult(callId: string, thrown: unknown, whatFailed: string, abortedText?: string): ToolExecutionResult {
   try {
-    if (DshError.isInstance(thrown) && isErrorCode(thrown.code) && typeof thrown.name === 'string' && thrown.name !== '') {
-      const message = typeof thrown.message === 'string' && thrown.message !== '' ? thrown.message : `${thrown.name} (${thrown.code})`
-      return failure(callId, thrown.name, thrown.code, message)
+    if (DshError.isInstance(thrown)) {
+      // Each field is read once: a getter cannot show the check one value and the result another.
+      const { code, name, message } = thrown as { code: unknown; name: unknown; message: unknown }
+      if (isDshErrorCode(code) && typeof name === 'string' && name !== '') {
+        const text = typeof message === 'string' && message !== '' ? message : `${name} (${code})`
+        return failure(callId, name, code, text)
+      }
     }
   } catch {
     // A hostile error object: treat it like any other thrown value.
@@ -129,7 +135,7 @@ function errorInfoProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return `error must be { name, code }, got ${describeValue(value)}`
   const { name, code } = value as Fields
   if (typeof name !== 'string' || name === '') return `error.name must be a non-empty string, got ${describeValue(name)}`
-  if (!isErrorCode(code)) return `error.code must be a dsh error code, got ${describeValue(code)}`
+  if (!isDshErrorCode(code)) return `error.code must be a dsh error code (a core code or a tool-owned FAMILY_SUFFIX), got ${describeValue(code)}`
   return undefined
 }
 
