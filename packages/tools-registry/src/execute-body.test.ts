@@ -45,7 +45,9 @@ describe('the body', () => {
     tools.register(tool('bad', { execute: async () => value as never }))
     const result = await tools.execute(call('bad'))
     expect(result.error).toEqual({ name: 'InvalidToolResultError', code: 'INVALID_RESULT' })
-    expect(textOf(result)).toMatch(/^Tool "bad" returned/)
+    expect(textOf(result)).toMatch(
+      /^The call to "bad" ran, but the tool returned .+, so there is no result to show\. This is a fault in the tool, not in your arguments; calling it again is unlikely to help\.$/,
+    )
   })
 
   it('a thrown coded error keeps its { name, code } and its message', async () => {

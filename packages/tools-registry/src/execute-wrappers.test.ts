@@ -91,7 +91,9 @@ describe('tools/execute: around-dispatch wrappers', () => {
     ctx.on('tools/execute', () => value as never)
     const result = await tools.execute(call('read'))
     expect(result.error).toEqual({ name: 'InvalidToolResultError', code: 'INVALID_RESULT' })
-    expect(textOf(result)).toMatch(/^A tools\/execute wrapper returned .* instead of a result for the call to "read"\.$/)
+    expect(textOf(result)).toMatch(
+      /^The call to "read" failed in the harness: a tools\/execute wrapper returned .* instead of a result; whether the tool ran is not known\. This is a fault in the harness, not in your arguments; calling again with the same or other arguments will fail the same way until it is fixed\.$/,
+    )
     expect(warnings).toHaveLength(1)
   })
 
