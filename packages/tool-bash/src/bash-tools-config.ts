@@ -1,3 +1,4 @@
+import { withCordisHostCheck } from '@dsh/tools-registry'
 import { BashToolsConfigError } from './bash-tools-config-error.js'
 import { describeConfigValue, isPlainObject } from './config-values.js'
 
@@ -115,11 +116,14 @@ export interface BashConfigSchema<Input, Output> {
 
 /** Builds a {@link BashConfigSchema} around a resolver. */
 export function configSchema<Input, Output>(resolve: (value: unknown) => Output): BashConfigSchema<Input, Output> {
-  return Object.freeze({
-    '~standard': Object.freeze({
-      version: 1 as const,
-      vendor: 'dsh',
-      validate: (value: unknown) => ({ value: resolve(value) }),
-    }),
-  })
+  return withCordisHostCheck(
+    {
+      '~standard': Object.freeze({
+        version: 1 as const,
+        vendor: 'dsh',
+        validate: (value: unknown) => ({ value: resolve(value) }),
+      }),
+    },
+    '@dsh/tool-bash',
+  )
 }
