@@ -123,7 +123,11 @@ describe('tools/execute: around-dispatch wrappers', () => {
     expect(textOf(read)).toBe('the sandbox refused')
     const write = await tools.execute(call('write'))
     expect(write.error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
-    expect(textOf(write)).toBe('A tools/execute wrapper failed while running "write": TypeError: wrapper bug')
+    expect(textOf(write)).toBe(
+      'The call to "write" failed in the harness: a tools/execute wrapper threw: TypeError: wrapper bug; whether the tool ran ' +
+        'is not known. This is a fault in the harness, not in your arguments; calling again with the same or other ' +
+        'arguments will fail the same way until it is fixed.',
+    )
   })
 
   it('a wrapper\'s result with a tool-owned code keeps it', async () => {

@@ -362,7 +362,7 @@ export class ExecutionPipeline {
     try {
       value = await record.execute.call(record.definition, exec.arguments, exec)
     } catch (error) {
-      return thrownResult(exec.callId, error, `Tool ${quote(exec.name)} failed`, this.abortedText(exec))
+      return thrownResult(exec.callId, error, { whatFailed: `Tool ${quote(exec.name)} failed`, abortedText: this.abortedText(exec) })
     }
     return bodyResult(exec.callId, exec.name, value)
   }
@@ -394,8 +394,9 @@ export class ExecutionPipeline {
     }
     const threw = (error: unknown): ToolExecutionResult => {
       PipelineExecution.leave(exec, index, received)
-      const text = `A tools/execute wrapper failed while running ${quote(exec.name)}`
-      return this.markChecked(thrownResult(exec.callId, error, text, this.abortedText(exec)))
+      const whatFailed = `The call to ${quote(exec.name)} failed in the harness: a tools/execute wrapper threw`
+      const after = `; whether the tool ran is not known. ${HARNESS_FAULT}`
+      return this.markChecked(thrownResult(exec.callId, error, { whatFailed, abortedText: this.abortedText(exec), after }))
     }
     let value: unknown
     try {

@@ -136,10 +136,10 @@ function expected(s: Scenario): Expected {
             `whether the tool ran is not known. ${harnessFault}`,
         }
       case 'throw-before':
-        return { code: 'TOOL_FAILED', text: 'A tools/execute wrapper failed while running "t": Error: wrapper failed' }
+        return { code: 'TOOL_FAILED', text: `The call to "t" failed in the harness: a tools/execute wrapper threw: Error: wrapper failed; whether the tool ran is not known. ${harnessFault}` }
       case 'throw-after':
         dispatch(index + 1)
-        return { code: 'TOOL_FAILED', text: 'A tools/execute wrapper failed while running "t": Error: wrapper failed' }
+        return { code: 'TOOL_FAILED', text: `The call to "t" failed in the harness: a tools/execute wrapper threw: Error: wrapper failed; whether the tool ran is not known. ${harnessFault}` }
       case 'replace':
         dispatch(index + 1)
         return { code: null, text: 'replaced' }

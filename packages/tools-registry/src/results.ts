@@ -94,7 +94,8 @@ export function nonJson(callId: string, text: string): ToolExecutionResult {
  * had been cancelled by then: a plain `Error` with a `code` (`ENOENT`), an unbranded look-alike, or a DshError with
  * a forged code is not trusted to route the failure.
  */
-export function thrownResult(callId: string, thrown: unknown, whatFailed: string, abortedText?: string): ToolExecutionResult {
+export function thrownResult(callId: string, thrown: unknown, how: ThrownText): ToolExecutionResult {
+  const { whatFailed, abortedText, after } = how
   try {
     if (DshError.isInstance(thrown)) {
       // Each field is read once: a getter cannot show the check one value and the result another.
@@ -108,7 +109,17 @@ export function thrownResult(callId: string, thrown: unknown, whatFailed: string
     // A hostile error object: treat it like any other thrown value.
   }
   if (abortedText !== undefined) return aborted(callId, 'ABORTED', abortedText)
-  return toolFailed(callId, `${whatFailed}: ${describeThrown(thrown)}`)
+  return toolFailed(callId, `${whatFailed}: ${describeThrown(thrown)}${after ?? ''}`)
+}
+
+/** How {@link thrownResult} words an uncoded failure. */
+export interface ThrownText {
+  /** What failed, before the thrown error: `Tool "x" failed`. */
+  readonly whatFailed: string
+  /** The text when the call had been cancelled by then (the result is then `ABORTED`). */
+  readonly abortedText?: string | undefined
+  /** Appended after the thrown error: what it means for the model. */
+  readonly after?: string | undefined
 }
 
 /**
