@@ -1,5 +1,4 @@
-import { createToolExecutionToken } from '@dsh/tools-core'
-import { createTestAgent, createToolContext, expectCleanUnload } from '@dsh/tools-testing'
+import { createTestAgent, createToolContext, createToolExecution, expectCleanUnload } from '@dsh/tools-testing'
 import { describe, expect, it, vi } from 'vitest'
 import { DemoApproval } from './demo-approval.js'
 
@@ -33,7 +32,7 @@ describe('DemoApproval', () => {
     const controller = new AbortController()
     controller.abort()
     const outcome = await service?.requestApproval({
-      execution: { callId: 'c1', name: 'deploy', arguments: {}, token: createToolExecutionToken(), signal: controller.signal },
+      execution: createToolExecution({ name: 'deploy', callId: 'c1', signal: controller.signal }),
       agent: createTestAgent('ops'),
       tool: { name: 'deploy', description: '', parameters: { type: 'object' } },
       signal: controller.signal,

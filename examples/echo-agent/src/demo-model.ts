@@ -1,8 +1,11 @@
-import type { ErrorCode } from '@dsh/tools-core'
+import type { DshErrorCode } from '@dsh/tools-core'
 import type { ModelTurnContext, ScriptedModel, ScriptedSession, ScriptedToolCall } from '@dsh/tools-testing'
 
-/** What a call of the script should end as: `ok`, or the error code of its result. */
-export type ExpectedOutcome = 'ok' | ErrorCode
+/**
+ * What a call of the script should end as: `ok`, or the error code of its result (a core code, or a tool's own
+ * such as `BASH_SPAWN_FAILED`).
+ */
+export type ExpectedOutcome = 'ok' | DshErrorCode
 
 /** One tool call of the demo script, with the outcome the script is written for. */
 export interface DemoCall {

@@ -1,5 +1,4 @@
-import { createToolExecutionToken } from '@dsh/tools-core'
-import { createToolContext, expectCleanUnload } from '@dsh/tools-testing'
+import { createToolContext, createToolExecution, expectCleanUnload } from '@dsh/tools-testing'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as wordCountPlugin from './word-count-tool.js'
@@ -7,7 +6,7 @@ import * as wordCountPlugin from './word-count-tool.js'
 const { wordCountTool } = wordCountPlugin
 
 function exec(args: unknown) {
-  return { callId: 'c1', name: 'word_count', arguments: args, token: createToolExecutionToken(), signal: new AbortController().signal }
+  return createToolExecution({ name: 'word_count', arguments: args })
 }
 
 describe('word_count', () => {

@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { ToolRegistry } from '@dsh/tools-registry'
+import { CordisHostError, ToolRegistry } from '@dsh/tools-registry'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { Config, TIMEOUT_POLICY_DEFAULTS, resolveTimeoutBudget, resolveTimeoutPolicyConfig } from './config.js'
@@ -107,6 +107,21 @@ describe('resolveTimeoutPolicyConfig', () => {
 })
 
 describe('Config, the schema cordis validates with', () => {
+  it('regression: called as cordis 3 calls it, it fails with HOST_MISMATCH naming the package, not "schema is not a function"', () => {
+    let thrown: unknown
+    try {
+      ;(Config as unknown as (config: unknown) => unknown)({})
+    } catch (error) {
+      thrown = error
+    }
+    expect(CordisHostError.isInstance(thrown)).toBe(true)
+    expect((thrown as Error).message).toMatch(/^@dsh\/timeout-policy needs cordis 4 \(>=4\.0\.0-rc\.10 <5\); the host has cordis \S+\. Install cordis@4\.0\.0-rc\.10\.$/)
+  })
+
+  it('refuses to start on a context that is not cordis 4', () => {
+    expect(() => TimeoutPolicy.apply({ scope: {} } as unknown as Context)).toThrow(/^@dsh\/timeout-policy needs cordis 4 /)
+  })
+
   it('is a Standard Schema (version 1) whose validate returns the resolved configuration', () => {
     expect(Config['~standard'].version).toBe(1)
     expect(Config['~standard'].vendor).toBe('dsh')

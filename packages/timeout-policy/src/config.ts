@@ -1,3 +1,4 @@
+import { withCordisHostCheck } from '@dsh/tools-registry'
 import { TimeoutPolicyConfigError } from './timeout-policy-config-error.js'
 
 /**
@@ -121,13 +122,16 @@ export function resolveTimeoutPolicyConfig(input: unknown): ResolvedTimeoutPolic
  * The plugin's configuration schema: cordis runs it before the plugin starts (see {@link TimeoutPolicyConfigSchema}).
  * `Config['~standard'].validate(value).value` is {@link resolveTimeoutPolicyConfig}`(value)`.
  */
-export const Config: TimeoutPolicyConfigSchema = Object.freeze({
-  '~standard': Object.freeze({
-    version: 1 as const,
-    vendor: 'dsh',
-    validate: (value: unknown) => ({ value: resolveTimeoutPolicyConfig(value) }),
-  }),
-})
+export const Config: TimeoutPolicyConfigSchema = withCordisHostCheck(
+  {
+    '~standard': Object.freeze({
+      version: 1 as const,
+      vendor: 'dsh',
+      validate: (value: unknown) => ({ value: resolveTimeoutPolicyConfig(value) }),
+    }),
+  },
+  '@dsh/timeout-policy',
+)
 
 /**
  * The budget a call gets: what its tool declares, else the default, held to the maximum; `undefined` for no

@@ -1,5 +1,5 @@
 // ctx.tools and the tools/* events are typed by the registry's module augmentation.
-import type {} from '@dsh/tools-registry'
+import { checkCordisHost } from '@dsh/tools-registry'
 import type { Context } from 'cordis'
 import { Config, resolveTimeoutPolicyConfig, type TimeoutPolicyConfigSchema } from './config.js'
 import { DeadlineEnforcer } from './deadline-enforcer.js'
@@ -22,6 +22,7 @@ export const inject: string[] = ['tools']
  * @param config - validated again here (cordis has already run {@link Config}); throws `TimeoutPolicyConfigError`
  */
 export function apply(ctx: Context, config?: Config): void {
+  checkCordisHost(ctx, '@dsh/timeout-policy')
   const resolved = resolveTimeoutPolicyConfig(config)
   const tools = ctx.tools
   const enforcer = new DeadlineEnforcer(ctx, tools, resolved)

@@ -69,7 +69,7 @@ describe('starting and reading', () => {
     expect(rest.texts.at(-1)).toMatch(new RegExp(`\\[exit code: 3\\]\\n\\[task ${meta.taskId} has finished\\]$`))
     expect(rest.metas.at(-1)).toMatchObject({ status: 'completed', exitCode: 3, signal: null, timedOut: false, stopReason: null })
     const gone = await loaded.call('bash_output', { task_id: meta.taskId })
-    expect(gone).toMatchObject({ isError: true, error: { name: 'UnknownBashTaskError', code: 'UNKNOWN_TASK' } })
+    expect(gone).toMatchObject({ isError: true, error: { name: 'UnknownBashTaskError', code: 'BASH_UNKNOWN_TASK' } })
   })
 
   it('ids are unique across a reload of the plugin, so an old id never reaches a new task', async () => {
@@ -125,35 +125,35 @@ describe('starting and reading', () => {
 })
 
 describe('ownership', () => {
-  it('another agent gets UNKNOWN_TASK with the same text as for an id that never existed', async () => {
+  it('another agent gets BASH_UNKNOWN_TASK with the same text as for an id that never existed', async () => {
     const loaded = await tools()
     const owner = createTestAgent('owner')
     const other = createTestAgent('other')
     const taskId = await start(loaded, 'sleep 30', owner)
     const theirs = await loaded.call('bash_output', { task_id: taskId }, { agent: other })
     const nobodys = await loaded.call('bash_output', { task_id: 'bash_999999' }, { agent: other })
-    expect(theirs).toMatchObject({ isError: true, error: { code: 'UNKNOWN_TASK' } })
-    expect(nobodys).toMatchObject({ isError: true, error: { code: 'UNKNOWN_TASK' } })
+    expect(theirs).toMatchObject({ isError: true, error: { code: 'BASH_UNKNOWN_TASK' } })
+    expect(nobodys).toMatchObject({ isError: true, error: { code: 'BASH_UNKNOWN_TASK' } })
     expect(resultText(theirs).replace(taskId, 'ID')).toBe(resultText(nobodys).replace('bash_999999', 'ID'))
     expect(resultText(theirs)).toContain('You have no background tasks.')
     const killAttempt = await loaded.call('bash_kill', { task_id: taskId }, { agent: other })
-    expect(killAttempt).toMatchObject({ isError: true, error: { code: 'UNKNOWN_TASK' } })
+    expect(killAttempt).toMatchObject({ isError: true, error: { code: 'BASH_UNKNOWN_TASK' } })
     // Calls without an agent are a group of their own.
-    expect(await loaded.call('bash_output', { task_id: taskId })).toMatchObject({ error: { code: 'UNKNOWN_TASK' } })
+    expect(await loaded.call('bash_output', { task_id: taskId })).toMatchObject({ error: { code: 'BASH_UNKNOWN_TASK' } })
     const mine = await loaded.call('bash_output', { task_id: 'bash_0' }, { agent: owner })
     expect(resultText(mine)).toContain(`Your background tasks: ${taskId} (running).`)
     const still = await loaded.call('bash_output', { task_id: taskId }, { agent: owner })
     expect(still).toMatchObject({ isError: false, meta: { status: 'running' } })
   })
 
-  it('caps running tasks per agent with TASK_LIMIT; other agents are not affected; a kill frees a slot', async () => {
+  it('caps running tasks per agent with BASH_TASK_LIMIT; other agents are not affected; a kill frees a slot', async () => {
     const loaded = await tools({ tools: { maxBackgroundTasks: 2 } })
     const agent = createTestAgent('busy')
     const other = createTestAgent('idle')
     const first = await start(loaded, 'sleep 30', agent)
     const second = await start(loaded, 'sleep 30', agent)
     const refused = await loaded.call('bash', { command: 'echo never > refused', run_in_background: true }, { agent })
-    expect(refused).toMatchObject({ isError: true, error: { name: 'BashTaskLimitError', code: 'TASK_LIMIT' } })
+    expect(refused).toMatchObject({ isError: true, error: { name: 'BashTaskLimitError', code: 'BASH_TASK_LIMIT' } })
     expect(resultText(refused)).toBe(
       `Cannot start another background task: 2 of at most 2 are already running for this agent (${first}, ${second}). ` +
         'Stop one with bash_kill, or wait until one finishes.',
@@ -185,7 +185,7 @@ describe('ownership', () => {
     await waitFor(() => agent.injected.length === 1)
     const second = await start(loaded, 'echo 2', agent)
     await waitFor(() => agent.injected.length === 2)
-    expect(await loaded.call('bash_output', { task_id: first }, { agent })).toMatchObject({ error: { code: 'UNKNOWN_TASK' } })
+    expect(await loaded.call('bash_output', { task_id: first }, { agent })).toMatchObject({ error: { code: 'BASH_UNKNOWN_TASK' } })
     expect(resultText(await loaded.call('bash_output', { task_id: second }, { agent }))).toBe(`2\n[task ${second} has finished]`)
   })
 })
@@ -203,7 +203,7 @@ describe('bash_kill', () => {
     for (const pid of pids) expect(isProcessAlive(pid)).toBe(false)
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(agent.injected).toHaveLength(0)
-    expect(await loaded.call('bash_kill', { task_id: taskId }, { agent })).toMatchObject({ error: { code: 'UNKNOWN_TASK' } })
+    expect(await loaded.call('bash_kill', { task_id: taskId }, { agent })).toMatchObject({ error: { code: 'BASH_UNKNOWN_TASK' } })
   })
 
   it('on a task that already ended, says so and returns what was unread', async () => {

@@ -174,7 +174,7 @@ export interface BashExecutor {
   readonly limits: BashExecutorLimits
   /**
    * Validates a request and fills in the defaults. Rejects with a `BashRequestError` (`INVALID_ARGS`) for a bad
-   * command or timeout, with a `BashSpawnError` (`SPAWN_FAILED`) when `cwd` is not an existing directory.
+   * command or timeout, with a `BashSpawnError` (`BASH_SPAWN_FAILED`) when `cwd` is not an existing directory.
    */
   resolve(request: BashRequest, options?: ResolveBashRequestOptions): Promise<ResolvedBashRequest>
   /**

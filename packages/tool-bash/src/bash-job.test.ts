@@ -125,7 +125,7 @@ describe('background tasks', () => {
     expect(outcome.status).toBe('failed')
     if (outcome.status !== 'failed') return
     expect(BashSpawnError.isInstance(outcome.error)).toBe(true)
-    expect(outcome.error).toMatchObject({ code: 'SPAWN_FAILED', cwd: scratch })
+    expect(outcome.error).toMatchObject({ code: 'BASH_SPAWN_FAILED', cwd: scratch })
     expect(task).toMatchObject({ status: 'failed', pid: null })
     expect(task.read()).toMatchObject({ status: 'failed', stdout: { head: '' }, stderr: { head: '' } })
     expect(local.activeCount).toBe(0)

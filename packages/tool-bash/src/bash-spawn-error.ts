@@ -1,7 +1,8 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
+import { BASH_ERROR_CODES } from './bash-error-codes.js'
 
 /**
- * A command could not be started (code `SPAWN_FAILED`): its working directory does not exist or is not a
+ * A command could not be started (code `BASH_SPAWN_FAILED`): its working directory does not exist or is not a
  * directory, the shell could not be executed, the system refused a new process, or the executor was disposed.
  * The message says which, with the path; `cause` holds the system error when there is one.
  */
@@ -18,7 +19,7 @@ export class BashSpawnError extends DshError {
   readonly cwd: string
 
   constructor(message: string, cwd: string, options?: DshErrorOptions) {
-    super('SPAWN_FAILED', message, options)
+    super(BASH_ERROR_CODES.SPAWN_FAILED, message, options)
     this.cwd = cwd
   }
 }

@@ -1,8 +1,9 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
+import { BASH_ERROR_CODES } from './bash-error-codes.js'
 
 /**
  * `bash` with `run_in_background` was refused because the calling agent already has as many background tasks
- * running as the plugin allows (code `TASK_LIMIT`, config `maxBackgroundTasks`). Nothing was started.
+ * running as the plugin allows (code `BASH_TASK_LIMIT`, config `maxBackgroundTasks`). Nothing was started.
  */
 export class BashTaskLimitError extends DshError {
   static override readonly brand: symbol = errorBrand('BashTaskLimitError')
@@ -17,7 +18,7 @@ export class BashTaskLimitError extends DshError {
   readonly limit: number
 
   constructor(limit: number, message: string, options?: DshErrorOptions) {
-    super('TASK_LIMIT', message, options)
+    super(BASH_ERROR_CODES.TASK_LIMIT, message, options)
     this.limit = limit
   }
 }

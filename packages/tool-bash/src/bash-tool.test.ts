@@ -99,14 +99,14 @@ describe('workdir', () => {
     expect(text(await call('bash', { command: 'pwd', workdir: scratch }, { agent }))).toBe(scratch)
   })
 
-  it('a missing workdir (or a file) is an error result with SPAWN_FAILED, and nothing runs', async () => {
+  it('a missing workdir (or a file) is an error result with BASH_SPAWN_FAILED, and nothing runs', async () => {
     const { call, text } = await tools()
     const marker = join(scratch, 'should-not-exist')
     const missing = await call('bash', { command: `touch ${marker}`, workdir: 'nope' })
-    expect(missing).toMatchObject({ isError: true, error: { name: 'BashSpawnError', code: 'SPAWN_FAILED' } })
+    expect(missing).toMatchObject({ isError: true, error: { name: 'BashSpawnError', code: 'BASH_SPAWN_FAILED' } })
     expect(text(missing)).toBe(`cannot run the command: working directory ${join(scratch, 'nope')} does not exist`)
     const file = await call('bash', { command: `touch ${marker}`, workdir: 'a-file' })
-    expect(file).toMatchObject({ isError: true, error: { code: 'SPAWN_FAILED' } })
+    expect(file).toMatchObject({ isError: true, error: { code: 'BASH_SPAWN_FAILED' } })
     expect(text(file)).toContain('is not a directory')
     expect(existsSync(marker)).toBe(false)
   })

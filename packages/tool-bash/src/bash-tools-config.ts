@@ -1,3 +1,4 @@
+import { withCordisHostCheck } from '@dsh/tools-registry'
 import { BashToolsConfigError } from './bash-tools-config-error.js'
 import { describeConfigValue, isPlainObject } from './config-values.js'
 
@@ -9,7 +10,7 @@ import { describeConfigValue, isPlainObject } from './config-values.js'
  */
 export interface BashToolsConfig {
   /**
-   * Background tasks one agent may have running at once; starting one more is a `TASK_LIMIT` error. An integer
+   * Background tasks one agent may have running at once; starting one more is a `BASH_TASK_LIMIT` error. An integer
    * from 1 to 1024. Default: 8.
    */
   maxBackgroundTasks?: number | undefined
@@ -115,11 +116,14 @@ export interface BashConfigSchema<Input, Output> {
 
 /** Builds a {@link BashConfigSchema} around a resolver. */
 export function configSchema<Input, Output>(resolve: (value: unknown) => Output): BashConfigSchema<Input, Output> {
-  return Object.freeze({
-    '~standard': Object.freeze({
-      version: 1 as const,
-      vendor: 'dsh',
-      validate: (value: unknown) => ({ value: resolve(value) }),
-    }),
-  })
+  return withCordisHostCheck(
+    {
+      '~standard': Object.freeze({
+        version: 1 as const,
+        vendor: 'dsh',
+        validate: (value: unknown) => ({ value: resolve(value) }),
+      }),
+    },
+    '@dsh/tool-bash',
+  )
 }

@@ -2,14 +2,14 @@ import { ToolRegistry } from '@dsh/tools-registry'
 import { presentToolCall, presentToolResult, renderToolResult } from '@dsh/tools-presentation'
 import { createTestAgent, createToolContext, expectCleanUnload } from '@dsh/tools-testing'
 import { Context } from 'cordis'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { BashConfigError } from './bash-config-error.js'
 import { BashTools } from './bash-tools.js'
 import { BASH_TOOLS_DEFAULTS, resolveBashToolsConfig } from './bash-tools-config.js'
 import { BashToolsConfigError } from './bash-tools-config-error.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 import { LocalBashTools, resolveLocalBashToolsConfig } from './local-bash-tools.js'
-import { loadTools, useScratch } from './test-support.js'
+import { loadTools, useScratch, waitFor } from './test-support.js'
 
 const { scratch } = useScratch('tool-bash-plugin-')
 
@@ -133,6 +133,38 @@ describe('the plugins', () => {
     expect(t.ctx.get('bash')).toBeUndefined()
     const error = await rejection(t.ctx.plugin(LocalBashTools, { tools: { maxFinishedTasks: 0 } }))
     expect(error).toMatchObject({ name: 'BashToolsConfigError', code: 'INVALID_CONFIG' })
+  })
+})
+
+describe('without ToolRegistry', () => {
+  it('regression: LocalBashTools says at load that ToolRegistry is missing, instead of a TypeError at ctx.tools later', async () => {
+    const ctx = new Context()
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await ctx.plugin(LocalBashTools, { executor: { cwd: scratch } })
+      expect(warned).toHaveBeenCalledTimes(1)
+      expect(String(warned.mock.calls[0]?.[0])).toMatch(
+        /^Warning: The bash tools of @dsh\/tool-bash \(LocalBashTools\) wait for ctx\.tools, which no plugin provides: load ToolRegistry from @dsh\/tools-registry /,
+      )
+      // Loaded afterwards, the registry gets the tools: the warning was about waiting, not a failure.
+      await ctx.plugin(ToolRegistry)
+      await waitFor(() => ctx.get('tools')?.get('bash') !== undefined)
+      expect(warned).toHaveBeenCalledTimes(1)
+    } finally {
+      warned.mockRestore()
+      await ctx.root.fiber.dispose()
+    }
+  })
+
+  it('says nothing when the registry is loaded first', async () => {
+    await using t = await createToolContext()
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await t.load(LocalBashTools, { executor: { cwd: scratch } })
+      expect(warned).not.toHaveBeenCalled()
+    } finally {
+      warned.mockRestore()
+    }
   })
 })
 

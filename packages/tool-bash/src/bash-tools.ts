@@ -1,5 +1,5 @@
 // ctx.tools and its types come from the registry's module augmentation; ctx.bash from ./bash-executor.js.
-import type {} from '@dsh/tools-registry'
+import { checkCordisHost } from '@dsh/tools-registry'
 import type { Context } from 'cordis'
 import { BackgroundTasks } from './background-tasks.js'
 import type {} from './bash-executor.js'
@@ -19,6 +19,7 @@ import { createBashTools, ForegroundRuns } from './create-bash-tools.js'
  * still running, and waits until their processes are gone.
  */
 function apply(ctx: Context, config?: BashToolsConfig): void {
+  checkCordisHost(ctx, '@dsh/tool-bash')
   const resolved = resolveBashToolsConfig(config)
   const tools = ctx.tools
   const executor = ctx.bash

@@ -1,4 +1,4 @@
-import { DshError, findUnbrandedErrorClasses } from '@dsh/tools-core'
+import { DshError, findUnbrandedErrorClasses, isErrorCode, isToolErrorCode } from '@dsh/tools-core'
 import { describe, expect, it } from 'vitest'
 import * as api from './index.js'
 
@@ -10,6 +10,7 @@ describe('public surface', () => {
   it('exports exactly the documented runtime values', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
+        'BASH_ERROR_CODES',
         'BASH_TOOLS_DEFAULTS',
         'BashAbortedError',
         'BashConfigError',
@@ -43,11 +44,11 @@ describe('public surface', () => {
     const errors = [
       [new api.BashConfigError(['x: bad']), 'INVALID_CONFIG', api.BashConfigError],
       [new api.BashRequestError('command', 'bad'), 'INVALID_ARGS', api.BashRequestError],
-      [new api.BashSpawnError('bad', '/tmp'), 'SPAWN_FAILED', api.BashSpawnError],
+      [new api.BashSpawnError('bad', '/tmp'), 'BASH_SPAWN_FAILED', api.BashSpawnError],
       [new api.BashToolsConfigError(['x: bad']), 'INVALID_CONFIG', api.BashToolsConfigError],
       [new api.BashAbortedError('abort', 'stopped'), 'ABORTED', api.BashAbortedError],
-      [new api.UnknownBashTaskError('bash_1', 'no such task'), 'UNKNOWN_TASK', api.UnknownBashTaskError],
-      [new api.BashTaskLimitError(8, 'too many'), 'TASK_LIMIT', api.BashTaskLimitError],
+      [new api.UnknownBashTaskError('bash_1', 'no such task'), 'BASH_UNKNOWN_TASK', api.UnknownBashTaskError],
+      [new api.BashTaskLimitError(8, 'too many'), 'BASH_TASK_LIMIT', api.BashTaskLimitError],
     ] as const
     for (const [error, code, klass] of errors) {
       expect(error.code).toBe(code)
@@ -57,6 +58,19 @@ describe('public surface', () => {
       expect(klass.isInstance(new Error('plain'))).toBe(false)
     }
     expect(api.BashConfigError.isInstance(new api.BashSpawnError('bad', '/tmp'))).toBe(false)
+  })
+
+  it('owns its codes in the BASH family, none of them a core code', () => {
+    expect(api.BASH_ERROR_CODES).toEqual({
+      SPAWN_FAILED: 'BASH_SPAWN_FAILED',
+      UNKNOWN_TASK: 'BASH_UNKNOWN_TASK',
+      TASK_LIMIT: 'BASH_TASK_LIMIT',
+    })
+    expect(Object.isFrozen(api.BASH_ERROR_CODES)).toBe(true)
+    for (const code of Object.values(api.BASH_ERROR_CODES)) {
+      expect(isToolErrorCode(code), code).toBe(true)
+      expect(isErrorCode(code), code).toBe(false)
+    }
   })
 
   it('freezes the documented lists', () => {

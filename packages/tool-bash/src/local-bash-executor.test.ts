@@ -138,7 +138,7 @@ describe('working directory', () => {
     await expect(bash.run({ command: 'true', cwd: missing })).rejects.toSatisfy(
       (error: unknown) =>
         BashSpawnError.isInstance(error) &&
-        error.code === 'SPAWN_FAILED' &&
+        error.code === 'BASH_SPAWN_FAILED' &&
         error.cwd === missing &&
         error.message === `cannot run the command: working directory ${missing} does not exist`,
     )
@@ -372,7 +372,7 @@ describe('output', () => {
 })
 
 describe('failing to spawn', () => {
-  it('rejects run with SPAWN_FAILED when the shell cannot be executed', async () => {
+  it('rejects run with BASH_SPAWN_FAILED when the shell cannot be executed', async () => {
     const shell = join(scratch, 'vanishing-bash')
     copyFileSync('/bin/bash', shell)
     const { bash } = await executor({ shell })
@@ -382,7 +382,7 @@ describe('failing to spawn', () => {
       (reason: unknown) => reason,
     )
     expect(BashSpawnError.isInstance(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'SPAWN_FAILED', cwd: scratch })
+    expect(error).toMatchObject({ code: 'BASH_SPAWN_FAILED', cwd: scratch })
     expect((error as Error).message).toContain(shell)
   })
 

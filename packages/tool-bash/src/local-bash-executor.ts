@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { resolve as resolvePath } from 'node:path'
 import { Service, type Context } from 'cordis'
+import { checkCordisHost } from '@dsh/tools-registry'
 import type {
   BashExecutor,
   BashExecutorLimits,
@@ -164,6 +165,7 @@ export class LocalBashExecutor extends Service implements BashExecutor {
    * @param config - validated here; a bad one throws a {@link BashConfigError} and the load fails
    */
   constructor(ctx: Context, config: LocalBashConfig = {}) {
+    checkCordisHost(ctx, '@dsh/tool-bash')
     const resolved = resolveLocalBashConfig(config)
     super(ctx, 'bash')
     const logger = ctx.logger('bash')

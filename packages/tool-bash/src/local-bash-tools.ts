@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { checkCordisHost, warnIfToolRegistryMissing } from '@dsh/tools-registry'
 import { BashConfigError } from './bash-config-error.js'
 import { BashToolsConfigError } from './bash-tools-config-error.js'
 import { configSchema, resolveWithIssues, type BashConfigSchema, type BashToolsConfig } from './bash-tools-config.js'
@@ -83,8 +84,10 @@ export const LocalBashTools: LocalBashToolsPlugin = Object.freeze({
   name: 'local-bash-tools',
   Config: configSchema<LocalBashToolsConfig, ResolvedLocalBashToolsConfig>(resolveLocalBashToolsConfig),
   async apply(ctx: Context, config?: LocalBashToolsConfig): Promise<void> {
+    checkCordisHost(ctx, '@dsh/tool-bash')
     const { executor, tools } = resolveLocalBashToolsConfig(config)
     await ctx.plugin(LocalBashExecutor, executor)
     await ctx.plugin(BashTools, tools)
+    warnIfToolRegistryMissing(ctx, 'The bash tools of @dsh/tool-bash (LocalBashTools)')
   },
 })

@@ -1,7 +1,8 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
+import { BASH_ERROR_CODES } from './bash-error-codes.js'
 
 /**
- * `bash_output` or `bash_kill` named a background task the calling agent does not have (code `UNKNOWN_TASK`): no
+ * `bash_output` or `bash_kill` named a background task the calling agent does not have (code `BASH_UNKNOWN_TASK`): no
  * such id, a task another agent started, or a finished task whose final output was already read. The message is
  * the same in every case, so an agent cannot learn whether another agent's task exists; it lists the caller's own
  * tasks instead.
@@ -19,7 +20,7 @@ export class UnknownBashTaskError extends DshError {
   readonly taskId: string
 
   constructor(taskId: string, message: string, options?: DshErrorOptions) {
-    super('UNKNOWN_TASK', message, options)
+    super(BASH_ERROR_CODES.UNKNOWN_TASK, message, options)
     this.taskId = taskId
   }
 }

@@ -3,6 +3,7 @@ import type {
   Agent,
   ContentBlock,
   ErrorCode,
+  ToolErrorCode,
   JsonValue,
   PostToolDecision,
   PreToolDecision,
@@ -84,7 +85,7 @@ describe('contract types', () => {
     expectTypeOf<{ type: 'array' }>().not.toExtend<ToolSchema['parameters']>()
     expectTypeOf<{ type: 'object'; bad: undefined }>().not.toExtend<ToolSchema['parameters']>()
     expectTypeOf<ToolGuard>().returns.toEqualTypeOf<string | undefined>()
-    expectTypeOf<ToolExecutionResult['error']>().toEqualTypeOf<{ name: string; code: ErrorCode } | undefined>()
+    expectTypeOf<ToolExecutionResult['error']>().toEqualTypeOf<{ name: string; code: ErrorCode | ToolErrorCode } | undefined>()
   })
 
   it('cards discriminate on card', () => {

@@ -1,11 +1,11 @@
-import type { ErrorCode } from './error-codes.js'
+import type { DshErrorCode } from './tool-error-codes.js'
 
 /** How an error crosses a package or process boundary: as data, never through `instanceof`. */
 export interface ToolErrorInfo {
   /** The error class name, for example `ToolArgsError`. */
   name: string
-  /** The machine-routable code. */
-  code: ErrorCode
+  /** The machine-routable code: a core `ErrorCode` or a tool-owned `ToolErrorCode`. */
+  code: DshErrorCode
 }
 
 /** Options of the {@link DshError} constructor. */
@@ -26,7 +26,8 @@ interface BrandedClass {
 }
 
 /**
- * The base class of every dsh tools error: a string `code` from a closed union and an ES2022 `cause`.
+ * The base class of every dsh tools error: a string `code` (one of the pipeline's closed union `ErrorCode`, or a
+ * tool-owned code from `defineToolErrorCodes`) and an ES2022 `cause`.
  *
  * Each class is branded with `Symbol.for('dsh.error.<Name>')` (its static `brand`), and every instance carries
  * the brands of its whole class chain, so `isInstance()` holds even when two copies of a package are installed.
@@ -49,14 +50,14 @@ export class DshError extends Error {
 
   override readonly name: string = 'DshError'
   /** The machine-routable code. */
-  readonly code: ErrorCode
+  readonly code: DshErrorCode
 
   /**
    * @param code - the machine-routable code
    * @param message - a message a model or a person can act on
    * @param options - `cause`
    */
-  constructor(code: ErrorCode, message: string, options?: DshErrorOptions) {
+  constructor(code: DshErrorCode, message: string, options?: DshErrorOptions) {
     super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined)
     this.code = code
     let klass: unknown = new.target

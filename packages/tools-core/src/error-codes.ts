@@ -1,6 +1,8 @@
 /**
- * Every error code a dsh tools package produces. The union is closed: a code is added here, in tools-core,
- * before any package uses it, so a harness can switch on codes exhaustively.
+ * The pipeline's own error codes: what the schema DSL, the registry, the policies, the timeout policy, the test kit
+ * and presentation produce. The union is closed (a code is added here, in tools-core, before any package uses it),
+ * so a harness can switch on these exhaustively. A tool package's own codes are not listed here: it declares them,
+ * prefixed with its tool family, with `defineToolErrorCodes` (they are `ToolErrorCode`s).
  */
 export const ERROR_CODES = [
   // arguments, schemas and outputs
@@ -14,6 +16,7 @@ export const ERROR_CODES = [
   'INVALID_TOOL_DEFINITION',
   'DUPLICATE_TOOL',
   'INVALID_CONFIG',
+  'HOST_MISMATCH',
   // policy
   'INVALID_CALL',
   'UNKNOWN_TOOL',
@@ -33,9 +36,6 @@ export const ERROR_CODES = [
   'TOOL_TIMEOUT',
   'TOOL_TIMEOUT_ABANDONED',
   'TOOL_FAILED',
-  'SPAWN_FAILED',
-  'UNKNOWN_TASK',
-  'TASK_LIMIT',
   // testing
   'HOT_UNLOAD_LEAK',
   // presentation
@@ -43,12 +43,12 @@ export const ERROR_CODES = [
   'INVALID_CARD',
 ] as const
 
-/** A machine-routable error code. See {@link ERROR_CODES}. */
+/** One of the pipeline's own error codes. See {@link ERROR_CODES}; a tool package's codes are `ToolErrorCode`s. */
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
 const codeSet: ReadonlySet<string> = new Set(ERROR_CODES)
 
-/** True when `value` is one of the {@link ERROR_CODES}. */
+/** True when `value` is one of the {@link ERROR_CODES} (a core code; `isToolErrorCode` checks a tool-owned one). */
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && codeSet.has(value)
 }

@@ -25,6 +25,7 @@ export {
   type JsonSnapshotResult,
   type NonJsonReason,
 } from './json-snapshot.js'
+export { InvalidErrorCodeError } from './invalid-error-code-error.js'
 export { NonJsonValueError } from './non-json-value-error.js'
 export type {
   DiffCallView,
@@ -59,3 +60,16 @@ export {
   type ToolResult,
   type ToolSchema,
 } from './tool.js'
+export {
+  defineToolErrorCodes,
+  isDshErrorCode,
+  isToolErrorCode,
+  MAX_TOOL_ERROR_CODE_LENGTH,
+  type CheckToolErrorFamily,
+  type CheckToolErrorSuffixes,
+  type DshErrorCode,
+  type IsUpperSnake,
+  type ReservedErrorCodeWord,
+  type ToolErrorCode,
+  type ToolErrorCodes,
+} from './tool-error-codes.js'

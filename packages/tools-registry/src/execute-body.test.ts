@@ -1,5 +1,5 @@
 // Stage 7: the body runs with frozen arguments and an always-present signal; its failures keep their codes.
-import { DshError, type ToolExecution } from '@dsh/tools-core'
+import { DshError, defineToolErrorCodes, errorBrand, type DshErrorCode, type ToolExecution } from '@dsh/tools-core'
 import { describe, expect, it } from 'vitest'
 import { call, createHarness, textOf, tool } from './test-kit.js'
 
@@ -45,7 +45,9 @@ describe('the body', () => {
     tools.register(tool('bad', { execute: async () => value as never }))
     const result = await tools.execute(call('bad'))
     expect(result.error).toEqual({ name: 'InvalidToolResultError', code: 'INVALID_RESULT' })
-    expect(textOf(result)).toMatch(/^Tool "bad" returned/)
+    expect(textOf(result)).toMatch(
+      /^The call to "bad" ran, but the tool returned .+, so there is no result to show\. This is a fault in the tool, not in your arguments; calling it again is unlikely to help\.$/,
+    )
   })
 
   it('a thrown coded error keeps its { name, code } and its message', async () => {
@@ -61,6 +63,57 @@ describe('the body', () => {
       isError: true,
       error: { name: 'ToolArgsError', code: 'INVALID_ARGS' },
     })
+  })
+
+  it('a branded error with a tool-owned code keeps that code unchanged', async () => {
+    const FILES = defineToolErrorCodes('FILES', ['NOT_FOUND'])
+    class FileNotFoundError extends DshError {
+      static override readonly brand: symbol = errorBrand('FileNotFoundError')
+      static override isInstance(value: unknown): value is FileNotFoundError {
+        return DshError.hasBrand(value, FileNotFoundError.brand)
+      }
+      override readonly name: string = 'FileNotFoundError'
+      constructor(path: string) {
+        super(FILES.NOT_FOUND, `There is no file at "${path}".`)
+      }
+    }
+    const { tools } = await createHarness()
+    tools.register(tool('read', { execute: async () => Promise.reject(new FileNotFoundError('a.txt')) }))
+    const result = await tools.execute(call('read'))
+    expect(result.error).toEqual({ name: 'FileNotFoundError', code: 'FILES_NOT_FOUND' })
+    expect(textOf(result)).toBe('There is no file at "a.txt".')
+  })
+
+  it.each([
+    ['a lower-case code', 'files_not_found'],
+    ['a code in a family reserved for core codes', 'INVALID_PATH'],
+    ['a one-word code', 'NOPE'],
+    ['a non-string code', 42],
+  ])('a DshError with %s is not trusted: TOOL_FAILED', async (_label, code) => {
+    const { tools } = await createHarness()
+    tools.register(tool('read', { execute: async () => Promise.reject(new DshError(code as DshErrorCode, 'forged')) }))
+    const result = await tools.execute(call('read'))
+    expect(result.error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
+    expect(textOf(result)).toBe('Tool "read" failed: DshError: forged')
+  })
+
+  it('an unbranded error with a well-formed code (an errno-style error, a look-alike) is TOOL_FAILED', async () => {
+    const lookAlike = Object.assign(new Error('no such file'), { code: 'FILES_NOT_FOUND', name: 'FileNotFoundError' })
+    const { tools } = await createHarness()
+    tools.register(tool('read', { execute: async () => Promise.reject(lookAlike) }))
+    const result = await tools.execute(call('read'))
+    expect(result.error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
+  })
+
+  it('reads a thrown error\'s code once: a getter cannot pass the check with one value and report another', async () => {
+    const error = new DshError('TOOL_FAILED', 'changing')
+    let reads = 0
+    Object.defineProperty(error, 'code', { get: () => (reads++ === 0 ? 'FILES_NOT_FOUND' : 'not a code') })
+    const { tools } = await createHarness()
+    tools.register(tool('read', { execute: async () => Promise.reject(error) }))
+    const result = await tools.execute(call('read'))
+    expect(result.error).toEqual({ name: 'DshError', code: 'FILES_NOT_FOUND' })
+    expect(reads).toBe(1)
   })
 
   it('any other throw is TOOL_FAILED naming the thrown error', async () => {

@@ -84,6 +84,26 @@ describe('guards: final, deny-only pre-dispatch policy', () => {
     expect(warnings.length).toBeGreaterThan(0)
   })
 
+  it('tells the model that a guard failure is the harness\'s fault and that retrying cannot help', async () => {
+    const { tools } = await createHarness()
+    tools.register(tool('write'))
+    const dispose = tools.guard(() => {
+      throw new Error('policy file missing')
+    })
+    expect(textOf(await tools.execute(call('write')))).toBe(
+      'The call to "write" was not run: a guard of the harness failed (it threw Error: policy file missing). This is a ' +
+        'fault in the harness, not in your arguments; calling again with the same or other arguments will fail the same ' +
+        'way until it is fixed.',
+    )
+    dispose()
+    tools.guard(() => 42 as never)
+    expect(textOf(await tools.execute(call('write')))).toBe(
+      'The call to "write" was not run: a guard of the harness failed (it returned the number 42, not a reason to deny or ' +
+        'undefined). This is a fault in the harness, not in your arguments; calling again with the same or other ' +
+        'arguments will fail the same way until it is fixed.',
+    )
+  })
+
   it('the same function registered twice is two guards, each with its own disposer', async () => {
     const { tools } = await createHarness()
     tools.register(tool('write'))

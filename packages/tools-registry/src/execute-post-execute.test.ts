@@ -109,7 +109,9 @@ describe('tools/post-execute', () => {
     ctx.on('tools/post-execute', listener as never)
     const result = await tools.execute(call('read'))
     expect(result.error).toEqual({ name: 'InvalidDecisionError', code: 'INVALID_DECISION' })
-    expect(textOf(result)).toMatch(/^The result of the call to "read" was withheld because a tools\/post-execute listener of plugin "root" /)
+    expect(textOf(result)).toMatch(
+      /^The call to "read" ran, but its result was withheld: the harness's policy failed to review it \(a tools\/post-execute listener of plugin "root" .*\)\. This is a fault in the harness, not in your arguments; calling again would run the tool again and fail the same way until it is fixed\.$/,
+    )
     expect(warnings).toHaveLength(1)
   })
 

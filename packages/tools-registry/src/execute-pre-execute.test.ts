@@ -128,7 +128,8 @@ describe('tools/pre-execute fails closed: a malformed decision is a denial with 
     const result = await tools.execute(call('read'))
     expect(result.isError).toBe(true)
     expect(result.error).toEqual({ name: 'InvalidDecisionError', code: 'INVALID_DECISION' })
-    expect(textOf(result)).toContain('The call to "read" was denied because a tools/pre-execute listener of plugin "root"')
+    expect(textOf(result)).toContain('The call to "read" was not run: the harness\'s policy failed to decide (a tools/pre-execute listener of plugin "root"')
+    expect(textOf(result)).toMatch(/\)\. This is a fault in the harness, not in your arguments; calling again with the same or other arguments will fail the same way until it is fixed\.$/)
     expect(read.calls).toEqual([])
     expect(warnings).toHaveLength(1)
   })
@@ -178,8 +179,10 @@ describe('tools/pre-execute fails closed: a malformed decision is a denial with 
     })
     const text = textOf(await tools.execute(call('read')))
     expect(text).toBe(
-      'The call to "read" was denied because a tools/pre-execute listener of plugin "sloppy-policy" returned nothing ' +
-        '(a listener returns a decision or the result of next()). It was not run.',
+      'The call to "read" was not run: the harness\'s policy failed to decide (a tools/pre-execute listener of plugin ' +
+        '"sloppy-policy" returned nothing (a listener returns a decision or the result of next())). ' +
+        'This is a fault in the harness, not in your arguments; calling again with the same or other arguments will fail ' +
+        'the same way until it is fixed.',
     )
   })
 })

@@ -1,5 +1,5 @@
 // Stage 6: tools/execute wrappers run around the dispatch.
-import { DshError, type ToolExecutionResult } from '@dsh/tools-core'
+import { DshError, defineToolErrorCodes, type ToolExecutionResult } from '@dsh/tools-core'
 import { describe, expect, it } from 'vitest'
 import { call, createHarness, textOf, tool } from './test-kit.js'
 
@@ -83,6 +83,7 @@ describe('tools/execute: around-dispatch wrappers', () => {
     ['a result with a malformed block', { content: [{ type: 'text' }], isError: false }],
     ['a result with an unknown block type', { content: [{ type: 'html', html: '<b>' }], isError: false }],
     ['a result with a bad error code', { content: [], isError: true, error: { name: 'X', code: 'NOPE' } }],
+    ['a result with a code in a reserved family', { content: [], isError: true, error: { name: 'X', code: 'APPROVAL_FORGED' } }],
     ['a result with a bad additionalContext', { content: [], isError: false, additionalContext: { content: 'x' } }],
   ])('a wrapper returning %s yields INVALID_RESULT', async (_label, value) => {
     const { ctx, tools, warnings } = await createHarness()
@@ -90,7 +91,9 @@ describe('tools/execute: around-dispatch wrappers', () => {
     ctx.on('tools/execute', () => value as never)
     const result = await tools.execute(call('read'))
     expect(result.error).toEqual({ name: 'InvalidToolResultError', code: 'INVALID_RESULT' })
-    expect(textOf(result)).toMatch(/^A tools\/execute wrapper returned .* instead of a result for the call to "read"\.$/)
+    expect(textOf(result)).toMatch(
+      /^The call to "read" failed in the harness: a tools\/execute wrapper returned .* instead of a result; whether the tool ran is not known\. This is a fault in the harness, not in your arguments; calling again with the same or other arguments will fail the same way until it is fixed\.$/,
+    )
     expect(warnings).toHaveLength(1)
   })
 
@@ -120,7 +123,19 @@ describe('tools/execute: around-dispatch wrappers', () => {
     expect(textOf(read)).toBe('the sandbox refused')
     const write = await tools.execute(call('write'))
     expect(write.error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
-    expect(textOf(write)).toBe('A tools/execute wrapper failed while running "write": TypeError: wrapper bug')
+    expect(textOf(write)).toBe(
+      'The call to "write" failed in the harness: a tools/execute wrapper threw: TypeError: wrapper bug; whether the tool ran ' +
+        'is not known. This is a fault in the harness, not in your arguments; calling again with the same or other ' +
+        'arguments will fail the same way until it is fixed.',
+    )
+  })
+
+  it('a wrapper\'s result with a tool-owned code keeps it', async () => {
+    const SANDBOX = defineToolErrorCodes('SANDBOX', ['REFUSED'])
+    const { ctx, tools } = await createHarness()
+    tools.register(tool('read'))
+    ctx.on('tools/execute', () => ({ callId: '', content: [], isError: true, error: { name: 'SandboxError', code: SANDBOX.REFUSED } }))
+    expect((await tools.execute(call('read'))).error).toEqual({ name: 'SandboxError', code: 'SANDBOX_REFUSED' })
   })
 
   it('an isError result without error info gets TOOL_FAILED; error info on a success is dropped', async () => {

@@ -14,6 +14,9 @@ export { ToolNotFoundError } from './tool-not-found-error.js'
 export type { ToolAnnotations, ToolExecutionMode, ToolRegistration } from './tool-record.js'
 export { ToolRegistry, ToolRegistry as default } from './tool-registry.js'
 export type { ScopedToolExecutionInput, ToolCallTarget, ToolScope } from './tool-scope.js'
+export { CORDIS_INSTALL, CORDIS_RANGE, checkCordisHost, isCordis4Context, withCordisHostCheck } from './cordis-host.js'
+export { CordisHostError } from './cordis-host-error.js'
+export { toolRegistryMissingText, warnIfToolRegistryMissing } from './tool-registry-missing.js'
 // The tool author's surface of @dsh/tools-schema, re-exported (the same bindings, not copies) so that one import
 // brings both `defineTool` and the `ctx.tools` typing of this package's `declare module 'cordis'` augmentation.
 export {

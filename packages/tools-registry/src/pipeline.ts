@@ -21,6 +21,7 @@ import {
   blocked,
   bodyResult,
   denied,
+  HARNESS_FAULT,
   invalidDecision,
   invalidResult,
   materialize,
@@ -172,7 +173,10 @@ export class ExecutionPipeline {
         draft = await this.process(exec)
       } catch (error) {
         this.host.warn(`the tool registry failed while running ${quote(exec.name)}`, error)
-        draft = toolFailed(exec.callId, `The tool registry failed while running ${quote(exec.name)}: ${describeThrown(error)}`)
+        draft = toolFailed(
+          exec.callId,
+          `The call to ${quote(exec.name)} failed inside the tool registry (${describeThrown(error)}); whether the tool ran is not known. ${HARNESS_FAULT}`,
+        )
       }
     }
     return this.deliver(exec, draft)
@@ -240,7 +244,7 @@ export class ExecutionPipeline {
     if (chain.failure !== undefined) {
       const text = describeFailure('tools/pre-execute', chain.failure)
       this.host.warn(text, chain.failure.cause)
-      return invalidDecision(exec.callId, `The call to ${quote(exec.name)} was denied because ${text}. It was not run.`)
+      return invalidDecision(exec.callId, `The call to ${quote(exec.name)} was not run: the harness's policy failed to decide (${text}). ${HARNESS_FAULT}`)
     }
     switch (decision.kind) {
       case 'allow':
@@ -330,7 +334,7 @@ export class ExecutionPipeline {
         this.host.warn(`a guard threw while checking ${quote(exec.name)}`, error)
         return invalidDecision(
           exec.callId,
-          `The call to ${quote(exec.name)} was denied because a guard threw: ${describeThrown(error)}. It was not run.`,
+          `The call to ${quote(exec.name)} was not run: a guard of the harness failed (it threw ${describeThrown(error)}). ${HARNESS_FAULT}`,
         )
       }
       if (verdict === undefined) continue
@@ -344,8 +348,8 @@ export class ExecutionPipeline {
       this.host.warn(`a guard returned ${describeValue(verdict)} while checking ${quote(exec.name)}`)
       return invalidDecision(
         exec.callId,
-        `The call to ${quote(exec.name)} was denied because a guard returned ${describeValue(verdict)} ` +
-          '(a guard returns a reason to deny, or undefined). It was not run.',
+        `The call to ${quote(exec.name)} was not run: a guard of the harness failed (it returned ${describeValue(verdict)}, ` +
+          `not a reason to deny or undefined). ${HARNESS_FAULT}`,
       )
     }
     return undefined
@@ -358,7 +362,7 @@ export class ExecutionPipeline {
     try {
       value = await record.execute.call(record.definition, exec.arguments, exec)
     } catch (error) {
-      return thrownResult(exec.callId, error, `Tool ${quote(exec.name)} failed`, this.abortedText(exec))
+      return thrownResult(exec.callId, error, { whatFailed: `Tool ${quote(exec.name)} failed`, abortedText: this.abortedText(exec) })
     }
     return bodyResult(exec.callId, exec.name, value)
   }
@@ -390,8 +394,9 @@ export class ExecutionPipeline {
     }
     const threw = (error: unknown): ToolExecutionResult => {
       PipelineExecution.leave(exec, index, received)
-      const text = `A tools/execute wrapper failed while running ${quote(exec.name)}`
-      return this.markChecked(thrownResult(exec.callId, error, text, this.abortedText(exec)))
+      const whatFailed = `The call to ${quote(exec.name)} failed in the harness: a tools/execute wrapper threw`
+      const after = `; whether the tool ran is not known. ${HARNESS_FAULT}`
+      return this.markChecked(thrownResult(exec.callId, error, { whatFailed, abortedText: this.abortedText(exec), after }))
     }
     let value: unknown
     try {
@@ -419,7 +424,11 @@ export class ExecutionPipeline {
     if (typeof read !== 'string') return this.markChecked(read)
     this.host.warn(`a tools/execute wrapper returned ${read} for ${quote(exec.name)}`)
     return this.markChecked(
-      invalidResult(exec.callId, `A tools/execute wrapper returned ${read} instead of a result for the call to ${quote(exec.name)}.`),
+      invalidResult(
+        exec.callId,
+        `The call to ${quote(exec.name)} failed in the harness: a tools/execute wrapper returned ${read} instead of a result; ` +
+          `whether the tool ran is not known. ${HARNESS_FAULT}`,
+      ),
     )
   }
 
@@ -437,7 +446,11 @@ export class ExecutionPipeline {
     if (chain.failure !== undefined) {
       const text = describeFailure('tools/post-execute', chain.failure)
       this.host.warn(text, chain.failure.cause)
-      return invalidDecision(exec.callId, `The result of the call to ${quote(exec.name)} was withheld because ${text}.`)
+      return invalidDecision(
+        exec.callId,
+        `The call to ${quote(exec.name)} ran, but its result was withheld: the harness's policy failed to review it (${text}). ` +
+          'This is a fault in the harness, not in your arguments; calling again would run the tool again and fail the same way until it is fixed.',
+      )
     }
     if (decision.kind === 'block') {
       const blockedResult = blocked(exec.callId, decision.feedback)

@@ -5,6 +5,9 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { agent, call, createHarness, isDeepFrozen, load, textOf } from './test-kit.js'
 
+const harnessFault =
+  'This is a fault in the harness, not in your arguments; calling again with the same or other arguments will fail the same way until it is fixed.'
+
 type Pre = 'next' | 'allow' | 'deny' | 'ask' | 'malformed' | 'nothing' | 'throw' | 'override-allow' | 'override-deny' | 'double-next'
 type Approval = 'none' | 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable' | 'throw' | 'invalid'
 type Guard = 'pass' | 'deny' | 'throw' | 'malformed'
@@ -111,7 +114,12 @@ function expected(s: Scenario): Expected {
         ok: { code: null, text: 'body' },
         throw: { code: 'TOOL_FAILED', text: 'Tool "t" failed: Error: body failed' },
         coded: { code: 'INVALID_ARGS', text: 'coded failure' },
-        invalid: { code: 'INVALID_RESULT', text: 'Tool "t" returned the number 42; a tool returns content blocks or { content, meta }.' },
+        invalid: {
+          code: 'INVALID_RESULT',
+          text:
+            'The call to "t" ran, but the tool returned the number 42, not content blocks or { content, meta }, so there is no ' +
+            'result to show. This is a fault in the tool, not in your arguments; calling it again is unlikely to help.',
+        },
       }
       return bodyCodes[s.body]
     }
@@ -121,12 +129,17 @@ function expected(s: Scenario): Expected {
       case 'short':
         return { code: null, text: 'short' }
       case 'garbage':
-        return { code: 'INVALID_RESULT', text: 'A tools/execute wrapper returned the string "garbage" instead of a result for the call to "t".' }
+        return {
+          code: 'INVALID_RESULT',
+          text:
+            'The call to "t" failed in the harness: a tools/execute wrapper returned the string "garbage" instead of a result; ' +
+            `whether the tool ran is not known. ${harnessFault}`,
+        }
       case 'throw-before':
-        return { code: 'TOOL_FAILED', text: 'A tools/execute wrapper failed while running "t": Error: wrapper failed' }
+        return { code: 'TOOL_FAILED', text: `The call to "t" failed in the harness: a tools/execute wrapper threw: Error: wrapper failed; whether the tool ran is not known. ${harnessFault}` }
       case 'throw-after':
         dispatch(index + 1)
-        return { code: 'TOOL_FAILED', text: 'A tools/execute wrapper failed while running "t": Error: wrapper failed' }
+        return { code: 'TOOL_FAILED', text: `The call to "t" failed in the harness: a tools/execute wrapper threw: Error: wrapper failed; whether the tool ran is not known. ${harnessFault}` }
       case 'replace':
         dispatch(index + 1)
         return { code: null, text: 'replaced' }

@@ -2,9 +2,9 @@ import {
   DshError,
   describeJsonPath,
   formatJsonPath,
-  isErrorCode,
+  isDshErrorCode,
   snapshotJson,
-  type ErrorCode,
+  type DshErrorCode,
   type JsonSnapshotFailure,
   type ContentBlock,
   type HookContext,
@@ -17,6 +17,16 @@ import type { ToolDenialCode } from './tool-denied-error.js'
 
 type Fields = Record<string, unknown>
 
+/**
+ * What the model reads after a harness fault (a policy that failed to decide, a wrapper or registry failure): the
+ * call's outcome is not about its arguments, so it should not try other ones, and retrying cannot help.
+ */
+export const HARNESS_FAULT =
+  'This is a fault in the harness, not in your arguments; calling again with the same or other arguments will fail the same way until it is fixed.'
+
+/** The same for a fault of the tool itself (its result is malformed): other arguments will not fix it either. */
+export const TOOL_FAULT = 'This is a fault in the tool, not in your arguments; calling it again is unlikely to help.'
+
 /** One text block. */
 export function textContent(text: string): ContentBlock[] {
   return [{ type: 'text', text }]
@@ -28,7 +38,7 @@ export function textContent(text: string): ContentBlock[] {
  * microseconds for nothing, since results cross boundaries as data anyway. `name` is the error class a caller
  * would throw for the same failure.
  */
-export function failure(callId: string, name: string, code: ErrorCode, text: string, content?: ContentBlock[]): ToolExecutionResult {
+export function failure(callId: string, name: string, code: DshErrorCode, text: string, content?: ContentBlock[]): ToolExecutionResult {
   return { callId, content: content ?? textContent(text), isError: true, error: { name, code } }
 }
 
@@ -78,21 +88,38 @@ export function nonJson(callId: string, text: string): ToolExecutionResult {
 }
 
 /**
- * The result of a thrown value. A coded {@link DshError} keeps its `{ name, code }` and its message; anything else
- * is `TOOL_FAILED` (`<what failed>: <thrown error>`), or `ABORTED` with `abortedText` when the call had been
- * cancelled by then.
+ * The result of a thrown value. A branded {@link DshError} whose code is a core code or a well-formed tool-owned code
+ * (`isDshErrorCode`) keeps its `{ name, code }` and its message, so a tool package's own codes travel unchanged.
+ * Anything else is `TOOL_FAILED` (`<what failed>: <thrown error>`), or `ABORTED` with `abortedText` when the call
+ * had been cancelled by then: a plain `Error` with a `code` (`ENOENT`), an unbranded look-alike, or a DshError with
+ * a forged code is not trusted to route the failure.
  */
-export function thrownResult(callId: string, thrown: unknown, whatFailed: string, abortedText?: string): ToolExecutionResult {
+export function thrownResult(callId: string, thrown: unknown, how: ThrownText): ToolExecutionResult {
+  const { whatFailed, abortedText, after } = how
   try {
-    if (DshError.isInstance(thrown) && isErrorCode(thrown.code) && typeof thrown.name === 'string' && thrown.name !== '') {
-      const message = typeof thrown.message === 'string' && thrown.message !== '' ? thrown.message : `${thrown.name} (${thrown.code})`
-      return failure(callId, thrown.name, thrown.code, message)
+    if (DshError.isInstance(thrown)) {
+      // Each field is read once: a getter cannot show the check one value and the result another.
+      const { code, name, message } = thrown as { code: unknown; name: unknown; message: unknown }
+      if (isDshErrorCode(code) && typeof name === 'string' && name !== '') {
+        const text = typeof message === 'string' && message !== '' ? message : `${name} (${code})`
+        return failure(callId, name, code, text)
+      }
     }
   } catch {
     // A hostile error object: treat it like any other thrown value.
   }
   if (abortedText !== undefined) return aborted(callId, 'ABORTED', abortedText)
-  return toolFailed(callId, `${whatFailed}: ${describeThrown(thrown)}`)
+  return toolFailed(callId, `${whatFailed}: ${describeThrown(thrown)}${after ?? ''}`)
+}
+
+/** How {@link thrownResult} words an uncoded failure. */
+export interface ThrownText {
+  /** What failed, before the thrown error: `Tool "x" failed`. */
+  readonly whatFailed: string
+  /** The text when the call had been cancelled by then (the result is then `ABORTED`). */
+  readonly abortedText?: string | undefined
+  /** Appended after the thrown error: what it means for the model. */
+  readonly after?: string | undefined
 }
 
 /**
@@ -104,24 +131,33 @@ export function bodyResult(callId: string, toolName: string, value: unknown): To
     if (Array.isArray(value)) {
       const problem = contentProblem(value, 'content')
       if (problem === undefined) return { callId, content: value as ContentBlock[], isError: false }
-      return invalidResult(callId, `Tool ${quote(toolName)} returned invalid content: ${problem}`)
+      return invalidResult(callId, malformedBodyText(toolName, `invalid content (${problem})`))
     }
     if (typeof value === 'object' && value !== null) {
       const fields = value as Fields
       const content = fields.content
       const problem = contentProblem(content, 'content')
-      if (problem !== undefined) return invalidResult(callId, `Tool ${quote(toolName)} returned invalid content: ${problem}`)
+      if (problem !== undefined) return invalidResult(callId, malformedBodyText(toolName, `invalid content (${problem})`))
       const meta = fields.meta
       const result: ToolExecutionResult = { callId, content: content as ContentBlock[], isError: false }
       if (meta !== undefined) result.meta = meta
       return result
     }
   } catch (error) {
-    return invalidResult(callId, `Reading the result of tool ${quote(toolName)} threw: ${describeThrown(error)}`)
+    return invalidResult(callId, malformedBodyText(toolName, `a result that cannot be read (reading it threw: ${describeThrown(error)})`))
   }
+  return invalidResult(callId, malformedBodyText(toolName, `${describeValue(value)}, not content blocks or { content, meta }`))
+}
+
+function malformedBodyText(toolName: string, what: string): string {
+  return `The call to ${quote(toolName)} ran, but the tool returned ${what}, so there is no result to show. ${TOOL_FAULT}`
+}
+
+/** A result the pipeline cannot deliver as it is (not lossless JSON, or malformed): for the model, and for people. */
+function undeliverable(callId: string, detail: string): ToolExecutionResult {
   return invalidResult(
     callId,
-    `Tool ${quote(toolName)} returned ${describeValue(value)}; a tool returns content blocks or { content, meta }.`,
+    `The call produced a result that cannot be delivered (${detail}). This is a fault in the tool or the harness, not in your arguments; calling again is unlikely to help.`,
   )
 }
 
@@ -129,7 +165,7 @@ function errorInfoProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return `error must be { name, code }, got ${describeValue(value)}`
   const { name, code } = value as Fields
   if (typeof name !== 'string' || name === '') return `error.name must be a non-empty string, got ${describeValue(name)}`
-  if (!isErrorCode(code)) return `error.code must be a dsh error code, got ${describeValue(code)}`
+  if (!isDshErrorCode(code)) return `error.code must be a dsh error code (a core code or a tool-owned FAMILY_SUFFIX), got ${describeValue(code)}`
   return undefined
 }
 
@@ -186,28 +222,28 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
   const callId = draft.callId
   const isError = draft.isError === true
   const content = snapshotJson(draft.content)
-  if (!content.ok) return materialize(invalidResult(callId, `The result of the call is not lossless JSON: ${relocate(content.error, 'content')}`))
+  if (!content.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(content.error, 'content')}`))
   const contentIssue = contentProblem(content.value, 'content')
-  if (contentIssue !== undefined) return materialize(invalidResult(callId, `The call produced a result with ${contentIssue}`))
+  if (contentIssue !== undefined) return materialize(undeliverable(callId, `its ${contentIssue}`))
   const result: ToolExecutionResult = { callId, content: content.value as unknown as ContentBlock[], isError }
   if (isError) {
     const error = draft.error ?? { name: 'ToolFailedError', code: 'TOOL_FAILED' }
     const errorIssue = errorInfoProblem(error)
-    if (errorIssue !== undefined) return materialize(invalidResult(callId, `The call produced a result whose ${errorIssue}`))
+    if (errorIssue !== undefined) return materialize(undeliverable(callId, `its ${errorIssue}`))
     result.error = Object.freeze({ name: error.name, code: error.code })
   }
   if (draft.additionalContext !== undefined) {
     const context = snapshotJson(draft.additionalContext)
     if (!context.ok) {
-      return materialize(invalidResult(callId, `The result of the call is not lossless JSON: ${relocate(context.error, 'additionalContext')}`))
+      return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(context.error, 'additionalContext')}`))
     }
     const contextIssue = hookContextProblem(context.value, 'additionalContext')
-    if (contextIssue !== undefined) return materialize(invalidResult(callId, `The call produced a result whose ${contextIssue}`))
+    if (contextIssue !== undefined) return materialize(undeliverable(callId, `its ${contextIssue}`))
     result.additionalContext = context.value as unknown as HookContext
   }
   if (!isError && draft.meta !== undefined) {
     const meta = snapshotJson(draft.meta)
-    if (!meta.ok) return materialize(invalidResult(callId, `The result of the call is not lossless JSON: ${relocate(meta.error, 'meta')}`))
+    if (!meta.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(meta.error, 'meta')}`))
     result.meta = meta.value
   }
   materialized.add(Object.freeze(result))

@@ -9,6 +9,7 @@ import type {
   ToolSchema,
 } from '@dsh/tools-core'
 import { Service, type Context, type EventOptions, type Events, type Hook, type Logger, type Tracker } from 'cordis'
+import { checkCordisHost } from './cordis-host.js'
 import { describeThrown, quote } from './describe-value.js'
 import { HookTable, type ToolEventName } from './hook-table.js'
 import { PipelineExecution } from './execution.js'
@@ -72,6 +73,7 @@ export class ToolRegistry extends Service {
   private readonly hooks: HookTable
 
   constructor(ctx: Context) {
+    checkCordisHost(ctx, '@dsh/tools-registry')
     super(ctx, 'tools')
     // Methods read the caller's context from `this.ctx` (to make registrations effects of the caller's fiber), as
     // cordis's own core services do; the registry never resolves other services through the caller's context, so

@@ -1,4 +1,4 @@
-import { compileNode } from './compile-validator.js'
+import { compileArguments, compileNode, type Check } from './compile-validator.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import { JsonSchemaError } from './json-schema-error.js'
 import { readParameterSpec, readValueSpec, type ReadResult } from './read-schema.js'
@@ -25,17 +25,24 @@ export interface Compiled<Node extends SchemaNode> {
 const parameterCache = new WeakMap<object, Compiled<ObjectNode>>()
 const valueCache = new WeakMap<object, Compiled<SchemaNode>>()
 
-/**
- * Reads and compiles a schema, or returns what was compiled earlier for the same object. `fail` turns the
- * problems of an unsupported schema into the error to throw.
- */
-export function compile<Node extends SchemaNode>(
-  spec: unknown,
-  read: (spec: unknown) => ReadResult<Node>,
-  cache: WeakMap<object, Compiled<Node>>,
-  useCache: boolean,
-  fail: (problems: readonly SchemaProblem[]) => Error = (problems) => new JsonSchemaError(problems),
-): Compiled<Node> {
+/** How {@link compile} reads, checks and caches one kind of schema. */
+export interface SchemaKind<Node extends SchemaNode> {
+  /** Reads the spec into a node, or lists its problems. */
+  readonly read: (spec: unknown) => ReadResult<Node>
+  /** Compiled schemas by spec identity. */
+  readonly cache: WeakMap<object, Compiled<Node>>
+  /** Turns the problems of an unsupported schema into the error to throw (default: {@link JsonSchemaError}). */
+  readonly fail?: (problems: readonly SchemaProblem[]) => Error
+  /** Compiles the node (default: `compileNode`). */
+  readonly check?: (node: Node) => Check
+}
+
+const parameters: SchemaKind<ObjectNode> = { read: readParameterSpec, cache: parameterCache, check: compileArguments }
+const values: SchemaKind<SchemaNode> = { read: readValueSpec, cache: valueCache }
+
+/** Reads and compiles a schema of `kind`, or returns what was compiled earlier for the same object. */
+export function compile<Node extends SchemaNode>(spec: unknown, kind: SchemaKind<Node>, useCache: boolean): Compiled<Node> {
+  const { read, cache, fail = (problems) => new JsonSchemaError(problems), check = compileNode } = kind
   const cacheable = useCache && typeof spec === 'object' && spec !== null
   if (cacheable) {
     const hit = cache.get(spec)
@@ -43,19 +50,19 @@ export function compile<Node extends SchemaNode>(
   }
   const result = read(spec)
   if (result.node === undefined) throw fail(result.problems)
-  const compiled: Compiled<Node> = { node: result.node, validator: createValidator(compileNode(result.node)) }
+  const compiled: Compiled<Node> = { node: result.node, validator: createValidator(check(result.node)) }
   if (cacheable) cache.set(spec, compiled)
   return compiled
 }
 
 /** The checked node of a parameter map (cached). Throws {@link JsonSchemaError}. */
 export function parameterNode(spec: unknown): ObjectNode {
-  return compile(spec, readParameterSpec, parameterCache, true).node
+  return compile(spec, parameters, true).node
 }
 
 /** The checked node of a value spec (cached). Throws {@link JsonSchemaError}. */
 export function valueNode(spec: unknown): SchemaNode {
-  return compile(spec, readValueSpec, valueCache, true).node
+  return compile(spec, values, true).node
 }
 
 /**
@@ -68,7 +75,7 @@ export function compileParameters<const Spec extends ParameterSchemaSpec>(
   spec: Spec,
   options?: CompileOptions,
 ): Validator<InferArgs<Spec>> {
-  return compile(spec, readParameterSpec, parameterCache, options?.cache !== false).validator as Validator<InferArgs<Spec>>
+  return compile(spec, parameters, options?.cache !== false).validator as Validator<InferArgs<Spec>>
 }
 
 /**
@@ -81,7 +88,7 @@ export function compileValueSchema<const Spec extends ValueSchemaSpec>(
   spec: Spec,
   options?: CompileOptions,
 ): Validator<InferValue<Spec>> {
-  return compile(spec, readValueSpec, valueCache, options?.cache !== false).validator as Validator<InferValue<Spec>>
+  return compile(spec, values, options?.cache !== false).validator as Validator<InferValue<Spec>>
 }
 
 /**

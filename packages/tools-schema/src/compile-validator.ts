@@ -403,7 +403,54 @@ function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, Fast
   }
 }
 
-function compileObject(node: ObjectNode): Check {
+/** Reports a value that is not an object where one is wanted; returns `false`. */
+type NotAnObject = (sink: Sink | null, value: unknown) => false
+
+const notAnObject: NotAnObject = (sink, value) => mismatch(sink, 'an object', value)
+
+/**
+ * What the arguments were instead of an object, said so that neither a model nor a person reads it as a problem
+ * of one property: `the arguments must be a JSON object; they arrived as a string ("{\"text\":…")`. A string
+ * holding JSON object text is named as such: a provider adapter left the arguments unparsed (they are never
+ * parsed here: parsing is the adapter's job, and a guess could turn a real string into an object).
+ */
+const argumentsNotAnObject: NotAnObject = (sink, value) => {
+  if (sink !== null) sink.add('type', `the arguments must be a JSON object; they arrived as ${argumentsShape(value)}`)
+  return false
+}
+
+function argumentsShape(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return `a string (${literal(value)})${holdsJsonObject(value) ? ', which holds JSON object text that was never parsed' : ''}`
+    case 'number':
+      return Number.isFinite(value) ? `a number (${value})` : describeValue(value)
+    case 'boolean':
+      return `a boolean (${value})`
+    default:
+      return describeValue(value)
+  }
+}
+
+function holdsJsonObject(text: string): boolean {
+  if (!/^\s*\{/.test(text)) return false
+  try {
+    const parsed: unknown = JSON.parse(text)
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The check of a tool's whole argument object (a parameter map): {@link compileObject}, except that a value that
+ * is not an object at all is reported as the arguments' shape rather than as `expected an object`.
+ */
+export function compileArguments(node: ObjectNode): Check {
+  return compileObject(node, argumentsNotAnObject)
+}
+
+function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnObject): Check {
   const slots: readonly Slot[] = node.properties.map(({ name, node: item, required }, index) => {
     const check = compileNode(item)
     const stringConst = isScalarNode(item) && item.hasConst && typeof item.const === 'string'
@@ -456,7 +503,7 @@ function compileObject(node: ObjectNode): Check {
   const full = (value: unknown, sink: Sink): boolean => {
     try {
       if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) {
-        return mismatch(sink, 'an object', value)
+        return reportNotAnObject(sink, value)
       }
       const record = value as Record<string, unknown>
       let ok = true

@@ -163,6 +163,23 @@ describe('execute', () => {
     expect(error.toInfo()).toEqual({ name: 'ToolArgsError', code: 'INVALID_ARGS' })
   })
 
+  test('arguments that arrive as a JSON string are reported as not an object, and not parsed', async () => {
+    const body = vi.fn(() => 'connected')
+    const tool = defineTool({ ...servers, execute: body })
+    const args = '{"servers":[]}'
+    const failure = await tool.execute(args, execution('connect', args)).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(body).not.toHaveBeenCalled()
+    expect((failure as ToolArgsError).message).toBe(
+      'Invalid arguments for tool "connect" (1 problem):\n' +
+        '- (root): the arguments must be a JSON object; they arrived as a string ("{\\"servers\\":[]}"), which holds JSON ' +
+        'object text that was never parsed\n' +
+        'Fix the arguments to match the parameter schema and call "connect" again.',
+    )
+  })
+
   test('the body gets the arguments object itself, the execution, and the spec as this', async () => {
     const spec = {
       ...servers,

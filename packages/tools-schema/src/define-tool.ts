@@ -10,12 +10,12 @@ import {
   type ToolResult,
   type ToolResultView,
 } from '@dsh/tools-core'
-import { compileNode, nonJsonMessage } from './compile-validator.js'
+import { compileArguments, compileNode, nonJsonMessage } from './compile-validator.js'
 import { describeValue } from './describe-value.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import { JsonSchemaError } from './json-schema-error.js'
 import { readParameterSpec, readValueSpec } from './read-schema.js'
-import type { SchemaNode } from './schema-node.js'
+import type { ObjectNode, SchemaNode } from './schema-node.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
 import { nodeToJsonSchema, type ParametersJsonSchema } from './schema-spec-to-json-schema.js'
@@ -236,10 +236,10 @@ export function defineTool(spec: ToolSpec<ParameterSchemaSpec, ValueSchemaSpec |
 function buildTool(
   spec: Record<string, unknown>,
   name: string,
-  parameterNode: SchemaNode,
+  parameterNode: ObjectNode,
   output: OutputParts | undefined,
 ): DefinedTool<unknown, unknown> {
-  const argsValidator = createValidator<unknown>(compileNode(parameterNode))
+  const argsValidator = createValidator<unknown>(compileArguments(parameterNode))
   const outputValidator: Validator<unknown> | undefined = output && createValidator(compileNode(output.node))
   const body = spec['execute'] as AnyFunction
   const presentCall = spec['presentCall'] as AnyFunction | undefined

@@ -4,7 +4,7 @@ import { nonJsonMessage } from './compile-validator.js'
 import { OutputSchemaError } from './output-schema-error.js'
 import { readStructuredSchema } from './read-schema.js'
 import type { SchemaNode } from './schema-node.js'
-import { schemaProblem } from './schema-problem.js'
+import { schemaProblem, type SchemaProblem } from './schema-problem.js'
 import { StructuredValueError } from './structured-value-error.js'
 import type { ValidateOptions, Validator } from './validator.js'
 
@@ -51,9 +51,9 @@ export type StructuredOutputSchema = StructuredSchemaNode & { type: 'object' }
 const cache = new WeakMap<object, Compiled<SchemaNode>>()
 
 function compileStructured(schema: unknown, rootObject: boolean): Validator<ReadonlyJsonValue> {
-  const { node, validator } = compile(schema, readStructuredSchema, cache, true, (problems) =>
-    new OutputSchemaError(rootObject && !isObjectRooted(schema) ? [rootProblem(), ...problems] : problems),
-  )
+  const fail = (problems: readonly SchemaProblem[]): Error =>
+    new OutputSchemaError(rootObject && !isObjectRooted(schema) ? [rootProblem(), ...problems] : problems)
+  const { node, validator } = compile(schema, { read: readStructuredSchema, cache, fail }, true)
   if (rootObject && node.kind !== 'object') throw new OutputSchemaError([rootProblem()])
   return validator as Validator<ReadonlyJsonValue>
 }

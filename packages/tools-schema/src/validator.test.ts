@@ -3,7 +3,7 @@ import { formatJsonPath } from '@dsh/tools-core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { compileParameters, compileValueSchema, parameterNode, validateArgs, validateValue } from './compile-schema.js'
-import { compileNode, Sink } from './compile-validator.js'
+import { compileArguments, Sink } from './compile-validator.js'
 import { defineParameters, defineValueSchema } from './define-parameters.js'
 import { JsonSchemaError } from './json-schema-error.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
@@ -118,12 +118,30 @@ describe('violations, each with its path', () => {
     ])
   })
 
-  test('the root', () => {
-    expect(check(server, [])).toEqual(['(root): expected an object, got an array'])
-    expect(check(server, null)).toEqual(['(root): expected an object, got null'])
+  test('the root of a parameter map: arguments that are not an object are named as such', () => {
+    expect(check(server, [])).toEqual(['(root): the arguments must be a JSON object; they arrived as an array'])
+    expect(check(server, null)).toEqual(['(root): the arguments must be a JSON object; they arrived as null'])
     expect(check(server, 'x'.repeat(100))).toEqual([
-      `(root): expected an object, got the string "${'x'.repeat(37)}…"`,
+      `(root): the arguments must be a JSON object; they arrived as a string ("${'x'.repeat(37)}…")`,
     ])
+    expect(check(server, 42)).toEqual(['(root): the arguments must be a JSON object; they arrived as a number (42)'])
+    expect(check(server, true)).toEqual(['(root): the arguments must be a JSON object; they arrived as a boolean (true)'])
+    expect(check(server, undefined)).toEqual(['(root): the arguments must be a JSON object; they arrived as undefined (not JSON)'])
+    expect(check(server, new Map())).toEqual(['(root): the arguments must be a JSON object; they arrived as a Map (not JSON)'])
+  })
+
+  test('regression: arguments a provider left as a JSON string are not reported as "expected an object, got the string"', () => {
+    expect(check(server, '{"name":"n","servers":[]}')).toEqual([
+      '(root): the arguments must be a JSON object; they arrived as a string ("{\\"name\\":\\"n\\",\\"servers\\":[]}"), which holds JSON ' +
+        'object text that was never parsed',
+    ])
+    expect(check(server, ' [1] ')).toEqual(['(root): the arguments must be a JSON object; they arrived as a string (" [1] ")'])
+    expect(check(server, '{not json')).toEqual(['(root): the arguments must be a JSON object; they arrived as a string ("{not json")'])
+  })
+
+  test('a nested object and a value schema still say "expected an object"', () => {
+    expect(check(server, { name: 'n', servers: ['x'] })).toEqual(['servers[0]: expected an object, got the string "x"'])
+    expect(checkValue({ type: 'object', additionalProperties: true }, 'x')).toEqual(['(root): expected an object, got the string "x"'])
   })
 
   test('const and odd keys in paths', () => {
@@ -498,7 +516,7 @@ describe('totality: it reports, never throws', () => {
         if (!result.ok) expect(result.violations.length).toBeGreaterThan(0)
         // The single pass of firstViolation reports what a full walk stopping at one violation reports.
         const sink = new Sink(1, 1)
-        if (!compileNode(parameterNode(server))(value, sink)) expect(first).toEqual(sink.violations()[0])
+        if (!compileArguments(parameterNode(server))(value, sink)) expect(first).toEqual(sink.violations()[0])
       }),
       { numRuns: 500 },
     )

@@ -1,4 +1,4 @@
-import { ToolRegistry } from '@dsh/tools-registry'
+import { checkCordisHost, ToolRegistry } from '@dsh/tools-registry'
 import { Context, Logger, type Exporter, type Fiber, type LoggerType, type Plugin } from 'cordis'
 import { InvalidTestOptionError } from './invalid-test-option-error.js'
 import { PluginNotActiveError } from './plugin-not-active-error.js'
@@ -144,6 +144,7 @@ export async function createToolContext(options: ToolContextOptions = {}): Promi
   const entries = plugins.map((entry, index) => readEntry(entry, index))
 
   const ctx = new Context()
+  checkCordisHost(ctx, '@dsh/tools-testing')
   const logs: LogRecord[] = []
   ctx.logger.exporter({
     colors: false,

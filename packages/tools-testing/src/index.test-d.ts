@@ -1,4 +1,4 @@
-import type { ToolExecutionResult } from '@dsh/tools-core'
+import type { ToolExecution, ToolExecutionResult } from '@dsh/tools-core'
 import type { ToolRegistry } from '@dsh/tools-registry'
 import type { SampleService, SampleServiceConfig } from './sample-service.test-kit.js'
 import type { Context, Fiber } from 'cordis'
@@ -6,6 +6,7 @@ import { describe, expectTypeOf, it } from 'vitest'
 import {
   checkHotUnload,
   createToolContext,
+  createToolExecution,
   expectCleanUnload,
   runScriptedSession,
   runToolStep,
@@ -88,5 +89,14 @@ describe('the hot-unload check', () => {
     void checkHotUnload(objectPlugin, { config: { label: 1 } })
     // @ts-expect-error: a context and plugins for a fresh one exclude each other
     void checkHotUnload(objectPlugin, { context: t, plugins: [] })
+  })
+})
+
+describe('createToolExecution', () => {
+  it('returns a ToolExecution and needs only a name', () => {
+    expectTypeOf(createToolExecution({ name: 'echo' })).toEqualTypeOf<ToolExecution>()
+    expectTypeOf(createToolExecution).parameter(0).toHaveProperty('name').toEqualTypeOf<string>()
+    // @ts-expect-error the name is required
+    createToolExecution({ arguments: {} })
   })
 })

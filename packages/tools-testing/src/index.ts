@@ -23,6 +23,7 @@ export {
   type ToolContextPlugin,
   type ToolTestContext,
 } from './create-tool-context.js'
+export { createToolExecution, type ToolExecutionOptions } from './create-tool-execution.js'
 export { describeFootprint, formatHotUnloadReport } from './format-hot-unload-report.js'
 export { contentText, formatSessionLog } from './format-session-log.js'
 export { HotUnloadError } from './hot-unload-error.js'
