@@ -2,7 +2,8 @@
 // with npm. The tarballs come from pack-all.mjs (the same `pnpm pack` output the docs tell users to install).
 //   tarball:<name>   tooling/consumers/<name>/: install only the tarballs the scenario names, type-check its
 //                    main.ts against the shipped .d.ts (skipLibCheck off), run it, check the installed @dsh set
-//                    and the output.
+//                    and the output. A scenario with `program` runs that JavaScript file instead (no type-check),
+//                    and `npmFlags` are added to its npm install (cordis-3-host: --legacy-peer-deps).
 //   doc:<file>       a markdown file run literally (see docs-check/markdown.mjs): its `sh run` blocks in a project
 //                    that holds only tarballs/, its `file=` blocks written, its `text output` blocks checked.
 //   registry:<name>  every tarball published to a local verdaccio; plain `npm install @dsh/<package>` in a project
@@ -146,15 +147,24 @@ async function typeCheckAndRun(project, scenario, spec) {
   mkdirSync(join(project, 'src'), { recursive: true })
   cpSync(join(scenariosDir, scenario, 'main.ts'), join(project, 'src/main.ts'))
   await run(join(repoBin, 'tsc'), ['--project', join(project, 'tsconfig.json')], { cwd: project })
-  const output = await run('node', [join(project, 'out/main.js')], { cwd: project })
-  for (const line of spec.expectOutput) {
-    if (!output.includes(line)) throw new Error(`output lacks ${JSON.stringify(line)}:\n${output}`)
-  }
+  expectLines(await run('node', [join(project, 'out/main.js')], { cwd: project }), spec.expectOutput)
 }
 
 const readSpec = (scenario) => JSON.parse(readFileSync(join(scenariosDir, scenario, 'scenario.json'), 'utf8'))
 
 // ---- tarball scenarios -----------------------------------------------------------------------------------------
+
+/** A plain JavaScript program (a host whose types are not ours to check), run as it is. */
+async function runProgram(project, scenario, spec) {
+  cpSync(join(scenariosDir, scenario, spec.program), join(project, spec.program))
+  expectLines(await run('node', [join(project, spec.program)], { cwd: project }), spec.expectOutput)
+}
+
+function expectLines(output, lines) {
+  for (const line of lines) {
+    if (!output.includes(line)) throw new Error(`output lacks ${JSON.stringify(line)}:\n${output}`)
+  }
+}
 
 async function tarballScenario(scenario, tarballs) {
   const spec = readSpec(scenario)
@@ -170,9 +180,10 @@ async function tarballScenario(scenario, tarballs) {
     join(project, 'package.json'),
     JSON.stringify({ name: `consumer-${scenario}`, private: true, type: 'module', dependencies, overrides }, null, 2),
   )
-  await npm(['install', '--ignore-scripts', '--prefer-offline'], project)
+  await npm(['install', '--ignore-scripts', '--prefer-offline', ...(spec.npmFlags ?? [])], project)
   const installed = expectInstalled(project, spec.expectInstalled)
-  await typeCheckAndRun(project, scenario, spec)
+  if (spec.program === undefined) await typeCheckAndRun(project, scenario, spec)
+  else await runProgram(project, scenario, spec)
   return `installed ${installed.join(', ')}`
 }
 
