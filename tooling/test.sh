@@ -24,17 +24,20 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 # names and contents of the files the test reads, or "absent") goes into the tools-schema test task's hash through
 # turbo.json's `env`, with DSH_CONFORMANCE_DIR and CI: a cached result is always one of the same suite, and a
 # cached "did not run" never stands in for a run that would find the suite.
+# When the suite is found beside the repository, DSH_CONFORMANCE_DIR is set to it (absolute), so the test reads
+# exactly the folder the fingerprint covers, and check-template's copy (in a temporary folder) shares the hash.
 if [ -n "${DSH_CONFORMANCE_DIR:-}" ]; then
-  DSH_CONFORMANCE_DIR="$(realpath -m "$DSH_CONFORMANCE_DIR")" # the test resolves it from the root: say so once
+  DSH_CONFORMANCE_DIR="$(realpath -m "$DSH_CONFORMANCE_DIR")" # relative paths are taken from the repository root
   export DSH_CONFORMANCE_DIR
-  conformance_suite="$DSH_CONFORMANCE_DIR/json-schema-test-suite/draft2020-12"
-else
-  conformance_suite="../shared/conformance/json-schema-test-suite/draft2020-12"
+elif [ -d ../shared/conformance/json-schema-test-suite/draft2020-12 ]; then
+  DSH_CONFORMANCE_DIR="$(realpath ../shared/conformance)"
+  export DSH_CONFORMANCE_DIR
 fi
-if [ -d "$conformance_suite" ]; then
+conformance_suite="${DSH_CONFORMANCE_DIR:-}/json-schema-test-suite/draft2020-12"
+if [ -n "${DSH_CONFORMANCE_DIR:-}" ] && [ -d "$conformance_suite" ]; then
   DSH_CONFORMANCE_FINGERPRINT="$(cd "$conformance_suite" && find . -maxdepth 1 -type f -name '*.json' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
 else
-  DSH_CONFORMANCE_FINGERPRINT=absent
+  DSH_CONFORMANCE_FINGERPRINT=absent # not found (the test says where it looked), or DSH_CONFORMANCE_DIR without it (fails)
 fi
 export DSH_CONFORMANCE_FINGERPRINT
 
