@@ -108,7 +108,7 @@ const location = locateSuite(process.env, repositoryRoot)
 const files = location.kind === 'found' ? readdirSync(location.directory).filter((file) => file.endsWith('.json')).sort() : []
 const groups = files.flatMap((file) =>
   location.kind === 'found'
-    ? (JSON.parse(readFileSync(join(location.directory, file), 'utf8')) as SuiteGroup[]).map((group) => ({ file, ...group }))
+    ? (JSON.parse(readFileSync(join(location.directory, file), 'utf8')) as SuiteGroup[]).map((group, index) => ({ file, number: index + 1, ...group }))
     : [],
 )
 
@@ -285,7 +285,9 @@ if (location.kind === 'found') describe(suiteTitle, () => {
     expect(groups.length).toBeGreaterThan(300)
   })
 
-  describe.each(groups)('$file: $description', (group) => {
+  // `#number` (the group's place in its file) keeps the titles unique: some files repeat a description, and the
+  // summary counts the groups that ran by their titles.
+  describe.each(groups)('$file #$number: $description', (group) => {
     const schema = withoutDialect(group.schema)
 
     test('structured-output subset', () => {
