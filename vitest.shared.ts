@@ -1,11 +1,11 @@
-import { basename, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { defineConfig, type ViteUserConfig } from 'vitest/config'
-
-const root = import.meta.dirname
 
 /**
  * The vitest config every package uses: unit tests beside the code (`src/**\/*.test.ts`), type tests
- * (`src/**\/*.test-d.ts`) turned on, and a JSON report per package that `tooling/summarize-tests.mjs` adds up.
+ * (`src/**\/*.test-d.ts`) turned on, and a JSON report that `tooling/summarize-tests.mjs` adds up. The report
+ * lives inside the package (`.tmp/test-report.json`) because it is the declared output of the package's turbo
+ * `test` task: a cached task restores it, so warm runs count what cold runs count.
  */
 export function packageTestConfig(packageDir: string, overrides: ViteUserConfig['test'] = {}): ViteUserConfig {
   return defineConfig({
@@ -16,7 +16,7 @@ export function packageTestConfig(packageDir: string, overrides: ViteUserConfig[
       hookTimeout: 60_000,
       typecheck: { enabled: true, include: ['src/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
       reporters: ['default', 'json'],
-      outputFile: { json: resolve(root, '.tmp/test-reports', `${basename(packageDir)}.json`) },
+      outputFile: { json: resolve(packageDir, '.tmp/test-report.json') },
       ...overrides,
     },
   })

@@ -1,6 +1,10 @@
-// Fails when a package lacks what every package must have (STYLE.md): README.md, src/index.ts, tests, type
-// tests, a description, and for published packages the package.json shape publint cannot see.
-import { existsSync, readdirSync } from 'node:fs'
+// Fails when a package lacks what every package must have (STYLE.md, docs/cookbook/adding-a-tool-package.md):
+// README.md, src/index.ts, tests, type tests, a description, a reference in the root tsconfig.json, its configs
+// (tsconfig.json, vitest.config.ts, and tsconfig.build.json + tsup.config.ts for a published package), and for
+// published packages the package.json shape publint cannot see, a reference page docs/reference/<folder>.md that
+// the README links to, a docs-check dependency (so the TypeScript in its docs is type-checked against its build),
+// and, until its first release (no CHANGELOG.md yet), a changeset that names it.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { listPackages, root } from './workspace.mjs'
 
@@ -9,6 +13,19 @@ function walk(dir) {
     entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
   )
 }
+
+const readJson = (file) => JSON.parse(readFileSync(join(root, file), 'utf8'))
+const tsconfigReferences = new Set((readJson('tsconfig.json').references ?? []).map((reference) => reference.path))
+const docsCheckDependencies = readJson('tooling/docs-check/package.json').dependencies ?? {}
+
+/** The package names each pending changeset's front matter bumps. */
+const changesetDir = join(root, '.changeset')
+const changesetNames = readdirSync(changesetDir)
+  .filter((file) => file.endsWith('.md') && file !== 'README.md')
+  .flatMap((file) => {
+    const frontMatter = /^---\n([\s\S]*?)\n---/.exec(readFileSync(join(changesetDir, file), 'utf8'))?.[1] ?? ''
+    return [...frontMatter.matchAll(/^\s*['"]?([^'":\s]+)['"]?\s*:/gm)].map((match) => match[1])
+  })
 
 const problems = []
 const packages = listPackages()
@@ -19,9 +36,12 @@ for (const { dir, folder, name, json } of packages) {
   need(typeof json.description === 'string' && json.description.length > 0, 'package.json has no description')
   need(existsSync(join(dir, 'README.md')), 'README.md is missing')
   need(existsSync(join(dir, 'src', 'index.ts')), 'src/index.ts is missing')
+  for (const file of ['tsconfig.json', 'vitest.config.ts']) need(existsSync(join(dir, file)), `${file} is missing`)
   const sources = existsSync(join(dir, 'src')) ? walk(join(dir, 'src')) : []
   need(sources.some((file) => file.endsWith('.test.ts')), 'no tests (src/**/*.test.ts)')
+  need(tsconfigReferences.has(where), `the root tsconfig.json has no reference { "path": "${where}" } (tsc --build would skip it)`)
   if (json.private) continue
+  for (const file of ['tsconfig.build.json', 'tsup.config.ts']) need(existsSync(join(dir, file)), `${file} is missing`)
   need(sources.some((file) => file.endsWith('.test-d.ts')), 'no type tests (src/**/*.test-d.ts)')
   need(json.type === 'module', '"type" must be "module"')
   need(json.sideEffects === false, '"sideEffects" must be false')
@@ -32,6 +52,20 @@ for (const { dir, folder, name, json } of packages) {
   need(json.publishConfig?.access === 'public', 'publishConfig.access must be "public"')
   need(json.repository?.directory === where, `repository.directory must be "${where}"`)
   for (const script of ['build', 'typecheck', 'test']) need(json.scripts?.[script], `scripts.${script} is missing`)
+  const reference = `docs/reference/${folder}.md`
+  need(existsSync(join(root, reference)), `${reference} (its reference page) is missing`)
+  need(
+    !existsSync(join(dir, 'README.md')) || readFileSync(join(dir, 'README.md'), 'utf8').includes(reference),
+    `README.md does not link to ${reference}`,
+  )
+  need(
+    docsCheckDependencies[name] === 'workspace:^',
+    `tooling/docs-check/package.json has no dependency "${name}": "workspace:^" (the docs check could not type-check its docs)`,
+  )
+  need(
+    existsSync(join(dir, 'CHANGELOG.md')) || changesetNames.includes(name),
+    `not released yet (no CHANGELOG.md) and no .changeset/*.md names ${name}: its first release needs a changeset`,
+  )
 }
 if (problems.length > 0) {
   console.error(`structure check failed:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)

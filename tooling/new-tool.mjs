@@ -1,7 +1,7 @@
 // `pnpm new:tool <name> [description]`: creates packages/tool-<name>, a tool package that builds, tests (loop,
 // INVALID_ARGS retry, hot unload, type inference) and passes publint/attw as it is, from tooling/templates/tool.
-// It also writes the package's reference page and changeset, adds it to the root tsconfig.json, and links it
-// with `pnpm install`.
+// It also writes the package's reference page and changeset, adds it to the root tsconfig.json and to the docs
+// check's dependencies (tooling/docs-check/package.json), and links it with `pnpm install`.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -49,8 +49,17 @@ tsconfig.references.push({ path: `packages/${packageName}` })
 tsconfig.references.sort((a, b) => (a.path === 'bench') - (b.path === 'bench') || a.path.localeCompare(b.path))
 writeFileSync(tsconfigPath, `${JSON.stringify(tsconfig, null, 2)}\n`)
 
+// The docs check type-checks the README's and the reference page's code against the package's build.
+const docsCheckPath = join(root, 'tooling/docs-check/package.json')
+const docsCheck = JSON.parse(readFileSync(docsCheckPath, 'utf8'))
+docsCheck.dependencies = Object.fromEntries(
+  Object.entries({ ...docsCheck.dependencies, [`@dsh/${packageName}`]: 'workspace:^' }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+)
+writeFileSync(docsCheckPath, `${JSON.stringify(docsCheck, null, 2)}\n`)
+
 const pnpm = existsSync(join(root, 'node_modules/.bin/pnpm')) ? join(root, 'node_modules/.bin/pnpm') : 'pnpm'
 // A new package always changes the lockfile (and pnpm freezes it by default when CI is set).
 execFileSync(pnpm, ['install', '--no-frozen-lockfile', '--prefer-offline'], { cwd: root, stdio: 'inherit' })
-console.log(`created packages/${packageName} (@dsh/${packageName}), docs/reference/${packageName}.md and its changeset.
+console.log(`created packages/${packageName} (@dsh/${packageName}), docs/reference/${packageName}.md and its changeset;
+added it to tsconfig.json and tooling/docs-check/package.json.
 next: edit src/${name}-tool.ts, then run npm test`)

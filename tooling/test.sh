@@ -1,6 +1,16 @@
 #!/usr/bin/env bash
 # The one command: installs with the pinned pnpm, checks structure, lints, builds, type-checks, tests every
-# package (unit + type tests), checks every published package with publint and attw, and prints the counts.
+# package (unit + type tests), checks every published package with publint and attw, checks what `pnpm new:tool`
+# generates, and prints the counts.
+#
+# Environment:
+#   DSH_CONFORMANCE_DIR  the folder that holds json-schema-test-suite/ (the JSON Schema Test Suite that
+#                        packages/tools-schema checks its validators against). Unset: ../shared/conformance beside
+#                        the repository, where CI has it. When the suite is in neither place the conformance groups
+#                        do not run and the summary says so; with CI=true that fails the run.
+#   CI                   "true" in CI: a missing conformance suite is a failure.
+#   TURBO_CACHE_DIR      turbo's cache folder (turbo's own variable); check-template shares it with its copy.
+#   DSH_TEMPLATE_CHECK   "nested" inside check-template's copy: that run does not start another copy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1 DO_NOT_TRACK=1
@@ -10,6 +20,27 @@ echo "== install (pnpm 12.4.2, frozen lockfile)"
 "${pnpm_cmd[@]}" install --frozen-lockfile
 export PATH="$PWD/node_modules/.bin:$PATH"
 
+# The conformance suite lives outside the repository, so turbo cannot hash it as an input. Its fingerprint (the
+# names and contents of the files the test reads, or "absent") goes into the tools-schema test task's hash through
+# turbo.json's `env`, with DSH_CONFORMANCE_DIR and CI: a cached result is always one of the same suite, and a
+# cached "did not run" never stands in for a run that would find the suite.
+# When the suite is found beside the repository, DSH_CONFORMANCE_DIR is set to it (absolute), so the test reads
+# exactly the folder the fingerprint covers, and check-template's copy (in a temporary folder) shares the hash.
+if [ -n "${DSH_CONFORMANCE_DIR:-}" ]; then
+  DSH_CONFORMANCE_DIR="$(realpath -m "$DSH_CONFORMANCE_DIR")" # relative paths are taken from the repository root
+  export DSH_CONFORMANCE_DIR
+elif [ -d ../shared/conformance/json-schema-test-suite/draft2020-12 ]; then
+  DSH_CONFORMANCE_DIR="$(realpath ../shared/conformance)"
+  export DSH_CONFORMANCE_DIR
+fi
+conformance_suite="${DSH_CONFORMANCE_DIR:-}/json-schema-test-suite/draft2020-12"
+if [ -n "${DSH_CONFORMANCE_DIR:-}" ] && [ -d "$conformance_suite" ]; then
+  DSH_CONFORMANCE_FINGERPRINT="$(cd "$conformance_suite" && find . -maxdepth 1 -type f -name '*.json' -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)"
+else
+  DSH_CONFORMANCE_FINGERPRINT=absent # not found (the test says where it looked), or DSH_CONFORMANCE_DIR without it (fails)
+fi
+export DSH_CONFORMANCE_FINGERPRINT
+
 echo "== structure"
 node tooling/check-structure.mjs
 
@@ -17,8 +48,17 @@ echo "== lint (oxlint)"
 oxlint --deny-warnings .
 
 echo "== build, typecheck, test (turbo)"
-rm -rf .tmp/test-reports
-turbo run build typecheck test --output-logs=new-only --concurrency=2
+# Each package's report (<package>/.tmp/test-report.json) is an output of its test task: turbo writes it back on
+# a cache hit. Clearing them first means the summary only ever counts reports of this run.
+node tooling/summarize-tests.mjs --clear
+# Run every task whose dependencies built, so a failing run still counts every package; then stop with the
+# summary, which names the failed tests and files (turbo never caches a failed task).
+if ! turbo run build typecheck test --output-logs=new-only --concurrency=2 --continue=dependencies-successful; then
+  echo "== summary"
+  node tooling/summarize-tests.mjs || true
+  echo "turbo run build typecheck test failed (see above)" >&2
+  exit 1
+fi
 
 echo "== type-check everything (tsc --build)"
 tsc --build
@@ -32,8 +72,12 @@ node tooling/check-packages.mjs
 echo "== consumer checks (packed tarballs installed with npm outside the workspace)"
 node tooling/check-consumers.mjs
 
-echo "== contributor template (pnpm new:tool in a copy of the repository)"
-node tooling/check-template.mjs
+if [ "${DSH_TEMPLATE_CHECK:-}" = nested ]; then
+  echo "== contributor template: not checked again inside check-template's copy"
+else
+  echo "== contributor template (pnpm new:tool, then this whole command, in a copy of the repository)"
+  node tooling/check-template.mjs
+fi
 
 echo "== summary"
 node tooling/summarize-tests.mjs

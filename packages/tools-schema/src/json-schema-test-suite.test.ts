@@ -1,4 +1,11 @@
-// Conformance against the JSON Schema Test Suite (draft 2020-12), in ../shared/conformance/ next to the repository.
+// Conformance against the JSON Schema Test Suite (draft 2020-12). The suite is not part of the repository; it is
+// found, in this order, at
+//   - $DSH_CONFORMANCE_DIR/json-schema-test-suite/draft2020-12 (DSH_CONFORMANCE_DIR names the folder that holds
+//     json-schema-test-suite/; a relative path is taken from the repository root), or
+//   - ../shared/conformance/json-schema-test-suite/draft2020-12 beside the repository (where CI has it).
+// When it is in neither place, its groups do not run and the test command's summary says so; with CI=true, or with
+// DSH_CONFORMANCE_DIR pointing at a folder without the suite, the run fails instead. tooling/test.sh puts a
+// fingerprint of the suite into this package's turbo test hash, so a cached result is one of the same suite.
 //
 // 1. The structured-output subset: every group whose schema lies inside the subset is validated exactly as the
 //    suite says; every group using anything outside it is rejected by the subset assertion (and an independent
@@ -10,7 +17,8 @@
 // dialect we implement) is removed before the subset assertion; annotations are dropped when translating to the
 // DSL (JSON Schema ignores them; the DSL additionally checks defaults against their node at definition time).
 // Deliberate differences: none are needed for the groups inside the subsets (the suite's data is lossless JSON).
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { compileValueSchema } from './compile-schema.js'
@@ -19,8 +27,71 @@ import type { ValueSchemaSpec } from './schema-spec.js'
 import { assertStructuredSchemaNode, validateStructuredValue } from './structured-output.js'
 
 const repositoryRoot = resolve(import.meta.dirname, '../../..')
-const suiteDirectory = resolve(repositoryRoot, '../shared/conformance/json-schema-test-suite/draft2020-12')
 const dialect = 'https://json-schema.org/draft/2020-12/schema'
+const suitePath = join('json-schema-test-suite', 'draft2020-12')
+
+type SuiteLocation =
+  | { kind: 'found'; directory: string; from: 'DSH_CONFORMANCE_DIR' | '../shared/conformance' }
+  /** DSH_CONFORMANCE_DIR is set, but the suite is not in it: a mistake to report, not a reason to look elsewhere. */
+  | { kind: 'misplaced'; directory: string }
+  | { kind: 'absent'; looked: string[] }
+
+const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
+
+/** Where the suite's draft 2020-12 files are, by the rules at the top of this file. */
+function locateSuite(env: Record<string, string | undefined>, root: string): SuiteLocation {
+  const configured = env['DSH_CONFORMANCE_DIR']
+  if (configured !== undefined && configured !== '') {
+    const directory = resolve(root, configured, suitePath)
+    return isDirectory(directory) ? { kind: 'found', directory, from: 'DSH_CONFORMANCE_DIR' } : { kind: 'misplaced', directory }
+  }
+  const beside = resolve(root, '../shared/conformance', suitePath)
+  return isDirectory(beside) ? { kind: 'found', directory: beside, from: '../shared/conformance' } : { kind: 'absent', looked: [beside] }
+}
+
+describe('locating the JSON Schema Test Suite', () => {
+  // A scratch layout: <scratch>/repo is the repository, <scratch>/shared/conformance the folder beside it.
+  const scratch = mkdtempSync(join(tmpdir(), 'dsh-conformance-'))
+  const repo = join(scratch, 'repo')
+  mkdirSync(repo)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+  const placeSuite = (folder: string): string => {
+    const directory = join(scratch, folder, suitePath)
+    mkdirSync(directory, { recursive: true })
+    return directory
+  }
+
+  test('is absent when DSH_CONFORMANCE_DIR is unset and nothing is beside the repository', () => {
+    expect(locateSuite({}, repo)).toEqual({ kind: 'absent', looked: [join(scratch, 'shared/conformance', suitePath)] })
+  })
+
+  test('finds it in DSH_CONFORMANCE_DIR, absolute or relative to the repository root', () => {
+    const directory = placeSuite('elsewhere')
+    expect(locateSuite({ DSH_CONFORMANCE_DIR: join(scratch, 'elsewhere') }, repo)).toEqual({ kind: 'found', directory, from: 'DSH_CONFORMANCE_DIR' })
+    expect(locateSuite({ DSH_CONFORMANCE_DIR: '../elsewhere' }, repo)).toEqual({ kind: 'found', directory, from: 'DSH_CONFORMANCE_DIR' })
+  })
+
+  test('finds it in ../shared/conformance beside the repository, and DSH_CONFORMANCE_DIR wins over it', () => {
+    const beside = placeSuite('shared/conformance')
+    expect(locateSuite({}, repo)).toEqual({ kind: 'found', directory: beside, from: '../shared/conformance' })
+    expect(locateSuite({ DSH_CONFORMANCE_DIR: '' }, repo)).toEqual({ kind: 'found', directory: beside, from: '../shared/conformance' })
+    const configured = placeSuite('configured')
+    expect(locateSuite({ DSH_CONFORMANCE_DIR: join(scratch, 'configured') }, repo)).toEqual({
+      kind: 'found',
+      directory: configured,
+      from: 'DSH_CONFORMANCE_DIR',
+    })
+  })
+
+  test('reports a DSH_CONFORMANCE_DIR without the suite instead of falling back', () => {
+    placeSuite('shared/conformance')
+    mkdirSync(join(scratch, 'empty'), { recursive: true })
+    expect(locateSuite({ DSH_CONFORMANCE_DIR: join(scratch, 'empty') }, repo)).toEqual({
+      kind: 'misplaced',
+      directory: join(scratch, 'empty', suitePath),
+    })
+  })
+})
 
 interface SuiteCase {
   description: string
@@ -33,9 +104,12 @@ interface SuiteGroup {
   tests: SuiteCase[]
 }
 
-const files = readdirSync(suiteDirectory).filter((file) => file.endsWith('.json')).sort()
+const location = locateSuite(process.env, repositoryRoot)
+const files = location.kind === 'found' ? readdirSync(location.directory).filter((file) => file.endsWith('.json')).sort() : []
 const groups = files.flatMap((file) =>
-  (JSON.parse(readFileSync(join(suiteDirectory, file), 'utf8')) as SuiteGroup[]).map((group) => ({ file, ...group })),
+  location.kind === 'found'
+    ? (JSON.parse(readFileSync(join(location.directory, file), 'utf8')) as SuiteGroup[]).map((group, index) => ({ file, number: index + 1, ...group }))
+    : [],
 )
 
 type Json = Record<string, unknown>
@@ -178,22 +252,42 @@ const counts = {
 }
 
 afterAll(() => {
+  if (location.kind !== 'found') return
   const { subset, dsl } = counts
   console.log(
-    `JSON Schema Test Suite: ${counts.groups} groups in ${files.length} files. ` +
+    `JSON Schema Test Suite (${location.directory}): ${counts.groups} groups in ${files.length} files. ` +
       `Structured-output subset: ${subset.inside} groups inside (${subset.cases} cases, all as the suite says), ` +
       `${subset.rejected} rejected by assertStructuredSchemaNode. ` +
       `DSL: ${dsl.translated} groups expressible (${dsl.cases} cases, all as the suite says), ${dsl.notExpressible} not expressible.`,
   )
 })
 
-describe('JSON Schema Test Suite (draft 2020-12)', () => {
+// tooling/summarize-tests.mjs counts the groups below by this describe title (conformanceSuiteTitle there).
+const suiteTitle = 'JSON Schema Test Suite (draft 2020-12)'
+
+// Absent outside CI: no block at all (not a skipped one), and the test command's summary says the groups did not run.
+if (location.kind === 'misplaced' || (location.kind === 'absent' && process.env['CI'] === 'true')) {
+  const problem =
+    location.kind === 'misplaced'
+      ? `DSH_CONFORMANCE_DIR is set, but the suite is not in it (no folder ${location.directory})`
+      : `CI is "true" and the suite is not at ${location.looked.join(' or ')}: ` +
+        'set DSH_CONFORMANCE_DIR to the folder that holds json-schema-test-suite/'
+  describe(suiteTitle, () => {
+    test('the suite is there', () => {
+      expect.fail(problem)
+    })
+  })
+}
+
+if (location.kind === 'found') describe(suiteTitle, () => {
   test('the suite is there', () => {
     expect(files.length).toBeGreaterThan(40)
     expect(groups.length).toBeGreaterThan(300)
   })
 
-  describe.each(groups)('$file: $description', (group) => {
+  // `#number` (the group's place in its file) keeps the titles unique: some files repeat a description, and the
+  // summary counts the groups that ran by their titles.
+  describe.each(groups)('$file #$number: $description', (group) => {
     const schema = withoutDialect(group.schema)
 
     test('structured-output subset', () => {

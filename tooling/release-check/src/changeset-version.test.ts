@@ -58,14 +58,39 @@ function version(bumps: Record<string, 'patch' | 'minor' | 'major'>): { before: 
   return { before, after, changelogs }
 }
 
+/** The version semver gives `version` after a `kind` bump (what changesets writes). */
+function bump(version: string, kind: 'patch' | 'minor' | 'major'): string {
+  const match = /^(\d+)\.(\d+)\.(\d+)$/.exec(version)
+  if (match === null) throw new Error(`not a plain x.y.z version: ${version}`)
+  const [major, minor, patch] = match.slice(1).map(Number) as [number, number, number]
+  if (kind === 'major') return `${major + 1}.0.0`
+  if (kind === 'minor') return `${major}.${minor + 1}.0`
+  return `${major}.${minor}.${patch + 1}`
+}
+
+const versionOf = (manifests: Map<string, Manifest>, name: string): string => {
+  const manifest = manifests.get(name)
+  if (manifest === undefined) throw new Error(`${name} is not a published package of the workspace`)
+  return manifest.version
+}
+
 const bumped = (before: Map<string, Manifest>, after: Map<string, Manifest>) =>
   Object.fromEntries([...after].filter(([name, manifest]) => before.get(name)?.version !== manifest.version).map(([name, manifest]) => [name, manifest.version]))
+
+describe('the expected versions', () => {
+  it('follow semver from any current version', () => {
+    expect([bump('0.1.0', 'patch'), bump('0.1.0', 'minor'), bump('0.1.0', 'major')]).toEqual(['0.1.1', '0.2.0', '1.0.0'])
+    expect([bump('2.9.9', 'patch'), bump('2.9.9', 'minor'), bump('2.9.9', 'major')]).toEqual(['2.9.10', '2.10.0', '3.0.0'])
+    expect(() => bump('1.0.0-rc.1', 'patch')).toThrow('not a plain x.y.z version')
+  })
+})
 
 describe('changeset version bumps packages independently', () => {
   it('a patch to tools-core bumps only tools-core: its dependents still accept it', () => {
     const { before, after, changelogs } = version({ '@dsh/tools-core': 'patch' })
-    expect(bumped(before, after)).toEqual({ '@dsh/tools-core': '0.1.1' })
-    expect(changelogs.get('@dsh/tools-core')).toContain('## 0.1.1\n\n### Patch Changes\n\n- ')
+    const next = bump(versionOf(before, '@dsh/tools-core'), 'patch')
+    expect(bumped(before, after)).toEqual({ '@dsh/tools-core': next })
+    expect(changelogs.get('@dsh/tools-core')).toContain(`## ${next}\n\n### Patch Changes\n\n- `)
     expect(changelogs.get('@dsh/tools-core')).toContain('The change under test.')
     expect([...changelogs.keys()]).toEqual(['@dsh/tools-core'])
   })
@@ -73,13 +98,14 @@ describe('changeset version bumps packages independently', () => {
   it('a minor to tools-presentation bumps it, and patches exactly the packages that depend on it', () => {
     const { before, after, changelogs } = version({ '@dsh/tools-presentation': 'minor' })
     const dependents = [...before.values()].filter((manifest) => manifest.dependencies?.['@dsh/tools-presentation'] !== undefined)
+    const next = bump(versionOf(before, '@dsh/tools-presentation'), 'minor')
     expect(bumped(before, after)).toEqual({
-      '@dsh/tools-presentation': '0.2.0',
-      ...Object.fromEntries(dependents.map((manifest) => [manifest.name, '0.1.1'])),
+      '@dsh/tools-presentation': next,
+      ...Object.fromEntries(dependents.map((manifest) => [manifest.name, bump(manifest.version, 'patch')])),
     })
     for (const manifest of dependents) {
       expect(changelogs.get(manifest.name)).toContain('- Updated dependencies')
-      expect(changelogs.get(manifest.name)).toContain('@dsh/tools-presentation@0.2.0')
+      expect(changelogs.get(manifest.name)).toContain(`@dsh/tools-presentation@${next}`)
     }
     // The workspace protocol stays in the manifest; pnpm publish turns it into a range.
     for (const manifest of dependents) expect(after.get(manifest.name)?.dependencies?.['@dsh/tools-presentation']).toBe('workspace:^')
@@ -89,9 +115,10 @@ describe('changeset version bumps packages independently', () => {
     const { before, after } = version({ '@dsh/tools-registry': 'minor' })
     const peers = [...before.values()].filter((manifest) => manifest.peerDependencies?.['@dsh/tools-registry'] !== undefined)
     expect(peers.length).toBeGreaterThan(0)
+    expect(versionOf(before, '@dsh/tools-registry')).toMatch(/^0\./) // the premise: under 1.0 a minor leaves a ^ range
     expect(bumped(before, after)).toEqual({
-      '@dsh/tools-registry': '0.2.0',
-      ...Object.fromEntries(peers.map((manifest) => [manifest.name, '1.0.0'])),
+      '@dsh/tools-registry': bump(versionOf(before, '@dsh/tools-registry'), 'minor'),
+      ...Object.fromEntries(peers.map((manifest) => [manifest.name, bump(manifest.version, 'major')])),
     })
   })
 
@@ -103,7 +130,7 @@ describe('changeset version bumps packages independently', () => {
     expect(leaves.length).toBeGreaterThan(0)
     for (const leaf of leaves) {
       const { before, after } = version({ [leaf.name]: 'minor' })
-      expect(bumped(before, after)).toEqual({ [leaf.name]: '0.2.0' })
+      expect(bumped(before, after)).toEqual({ [leaf.name]: bump(leaf.version, 'minor') })
     }
   })
 })
