@@ -51,6 +51,12 @@ for (const { dir, folder, name, json } of packages) {
   need(json.engines?.node === '>=20', 'engines.node must be ">=20"')
   need(json.publishConfig?.access === 'public', 'publishConfig.access must be "public"')
   need(json.repository?.directory === where, `repository.directory must be "${where}"`)
+  need(json.license === 'MIT', '"license" must be "MIT"')
+  const license = join(dir, 'LICENSE')
+  need(
+    existsSync(license) && readFileSync(license, 'utf8') === readFileSync(join(root, 'LICENSE'), 'utf8'),
+    'LICENSE must be a copy of the root LICENSE (npm and pnpm pack it even with files: ["dist"])',
+  )
   for (const script of ['build', 'typecheck', 'test']) need(json.scripts?.[script], `scripts.${script} is missing`)
   const reference = `docs/reference/${folder}.md`
   need(existsSync(join(root, reference)), `${reference} (its reference page) is missing`)

@@ -69,7 +69,7 @@ node tooling/docs-check/check-docs.mjs
 echo "== package checks (publint, attw)"
 node tooling/check-packages.mjs
 
-echo "== consumer checks (packed tarballs installed with npm outside the workspace)"
+echo "== consumer checks (tarballs; README and guide run literally; publish to a local verdaccio and npm install)"
 node tooling/check-consumers.mjs
 
 if [ "${DSH_TEMPLATE_CHECK:-}" = nested ]; then
