@@ -1,3 +1,4 @@
+import { isJsonValue } from '@dsh/tools-core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { diffCall, fileDiff, genericCall, genericResult, terminalCall, terminalResult } from './card-builders.js'
@@ -87,6 +88,27 @@ describe('every string is sanitized on its way to the terminal', () => {
         },
       ),
       { numRuns: 400 },
+    )
+  })
+})
+
+describe('raw input', () => {
+  it('a raw input of shared sub-objects is clipped without being expanded', () => {
+    let shared: Record<string, unknown> = { leaf: 1 }
+    for (let level = 0; level < 60; level += 1) shared = { a: shared, b: shared }
+    const lines = renderToolCall(genericCall({ title: 't', rawInput: shared }), { color: false, maxInputChars: 30 })
+    expect(lines[1]).toBe(`  input ${'{"a":'.repeat(6)}…`)
+  })
+
+  it('shows the same JSON as JSON.stringify, clipped (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.nat({ max: 300 }), (value, max) => {
+        const lines = renderToolCall(genericCall({ title: 't', rawInput: value }), { color: false, maxInputChars: max })
+        if (!isJsonValue(value)) return
+        const json = JSON.stringify(value)
+        expect(lines[1]).toBe(`  input ${json.length > max ? `${json.slice(0, max)}…` : json}`)
+      }),
+      { numRuns: 300 },
     )
   })
 })

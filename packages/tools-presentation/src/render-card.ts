@@ -168,15 +168,43 @@ function diffLines(diffs: readonly FileDiff[], max: number): Line[] {
   return lines
 }
 
-function inputLine(rawInput: unknown, max: number): Line | undefined {
-  let json: string | undefined
-  try {
-    json = JSON.stringify(rawInput)
-  } catch {
-    json = undefined
+type JsonStep = { readonly text: string } | { readonly value: unknown }
+
+/**
+ * `value` (lossless JSON, as a detached card holds it) as JSON text, clipped to `max` characters with `…`. Written
+ * step by step and stopped once past `max`, so a deeply nested value or one of shared sub-objects (which
+ * `JSON.stringify` would expand without bound) costs only what is shown.
+ */
+function clippedJson(value: unknown, max: number): string {
+  let json = ''
+  const steps: JsonStep[] = [{ value }]
+  while (steps.length > 0 && json.length <= max) {
+    const step = steps.pop() as JsonStep
+    if ('text' in step) {
+      json += step.text
+      continue
+    }
+    const current = step.value
+    if (typeof current !== 'object' || current === null) {
+      json += JSON.stringify(current)
+      continue
+    }
+    const array = Array.isArray(current)
+    const keys = array ? undefined : Object.keys(current)
+    const items: readonly unknown[] = array ? current : (keys as string[]).map((key) => (current as Record<string, unknown>)[key])
+    json += array ? '[' : '{'
+    steps.push({ text: array ? ']' : '}' })
+    for (let index = items.length - 1; index >= 0; index -= 1) {
+      steps.push({ value: items[index] })
+      if (keys !== undefined) steps.push({ text: `${JSON.stringify(keys[index])}:` })
+      if (index > 0) steps.push({ text: ',' })
+    }
   }
-  if (json === undefined) return undefined
-  return [INDENT, tone('dim', 'input'), ' ', json.length > max ? `${json.slice(0, max)}…` : json]
+  return json.length > max ? `${json.slice(0, max)}…` : json
+}
+
+function inputLine(rawInput: unknown, max: number): Line {
+  return [INDENT, tone('dim', 'input'), ' ', clippedJson(rawInput, max)]
 }
 
 /**
@@ -196,10 +224,7 @@ export function renderToolCall(view: ToolCallView, options: RenderCallOptions = 
   const lines: Line[] = [header(callIcon(card) ?? KIND_ICONS.other, card.title, status, pillTone)]
   switch (card.card) {
     case 'generic': {
-      if (card.rawInput !== undefined) {
-        const input = inputLine(card.rawInput, limits.maxInputChars)
-        if (input !== undefined) lines.push(input)
-      }
+      if (card.rawInput !== undefined) lines.push(inputLine(card.rawInput, limits.maxInputChars))
       lines.push(...contentLines(card.content ?? [], limits.maxContentLines))
       for (const location of card.locations ?? []) {
         const at = location.line === undefined ? '' : `:${location.line}`

@@ -21,6 +21,23 @@ describe('sanitizeLine', () => {
     expect(sanitizeLine('done\r')).toBe('done')
   })
 
+  it('applies carriage returns exactly like replaying the writes, without the quadratic replay (property)', () => {
+    const replay = (text: string): string => {
+      let screen = ''
+      for (const segment of text.split('\r')) screen = segment + screen.slice(segment.length)
+      return screen
+    }
+    const piece = fc.oneof(fc.string({ maxLength: 8 }), fc.constant('\r'))
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('')
+        expect(sanitizeLine(text)).toBe(sanitizeLine(replay(text)))
+      }),
+      { numRuns: 500 },
+    )
+    expect(sanitizeLine(`${'x'.repeat(50_000)}${'\r'.repeat(50_000)}ab`)).toBe(`ab${'x'.repeat(49_998)}`)
+  })
+
   it('shows other control characters and bidi overrides as replacement characters, keeps tabs', () => {
     expect(sanitizeLine('a\u0000b\u0007c\u007fd\u0085e')).toBe('a\uFFFDb\uFFFDc\uFFFDd\uFFFDe')
     expect(sanitizeLine('x\u202Ey\u2066z')).toBe('x\uFFFDy\uFFFDz')

@@ -19,17 +19,27 @@ const ESCAPE_SEQUENCE = new RegExp(
 // that some viewers break lines at.
 const UNSAFE = /[^\P{Cc}\t]|[\p{Bidi_Control}\p{Zl}\p{Zp}]/gu
 /**
+ * What a terminal shows after writing `segments` separated by carriage returns: each column holds the character of
+ * the last segment long enough to reach it. Built from the last segment backwards, so it is linear in the length
+ * (replaying the writes front to back is quadratic in the number of carriage returns).
+ */
+function overwrite(segments: readonly string[]): string {
+  let screen = segments.at(-1) ?? ''
+  for (let index = segments.length - 2; index >= 0; index -= 1) {
+    const segment = segments[index] as string
+    if (segment.length > screen.length) screen += segment.slice(screen.length)
+  }
+  return screen
+}
+
+/**
  * One line of untrusted text made safe to print to a terminal: escape sequences removed, carriage returns applied the
  * way a terminal would (later text overwrites earlier), other control characters (line breaks included), bidi
  * controls and line/paragraph separators shown as `�`. Tabs stay; the renderer expands them.
  */
 export function sanitizeLine(line: string): string {
   let text = line.replace(ESCAPE_SEQUENCE, '')
-  if (text.includes('\r')) {
-    let screen = ''
-    for (const segment of text.split('\r')) screen = segment + screen.slice(segment.length)
-    text = screen
-  }
+  if (text.includes('\r')) text = overwrite(text.split('\r'))
   return text.replace(UNSAFE, '\uFFFD')
 }
 

@@ -34,10 +34,10 @@ const TAB_STOP = 8
 /** Tabs as spaces up to the next tab stop (counted from the start of the piece, so a column layout stays aligned). */
 function expandTabs(text: string): string {
   if (!text.includes('\t')) return text
-  let expanded = ''
-  for (const char of text) {
-    if (char === '\t') expanded += ' '.repeat(TAB_STOP - (expanded.length % TAB_STOP))
-    else expanded += char
+  const parts = text.split('\t')
+  let expanded = parts[0] as string
+  for (let index = 1; index < parts.length; index += 1) {
+    expanded += ' '.repeat(TAB_STOP - (expanded.length % TAB_STOP)) + (parts[index] as string)
   }
   return expanded
 }
