@@ -22,7 +22,7 @@ import type {
 import { diffLocations } from './card-builders.js'
 import { detachCallView, detachResultView, snapshotResult } from './card-snapshot.js'
 import { contentText } from './content-text.js'
-import { fencedBlock, markdownLine, markdownText } from './markdown-text.js'
+import { fencedBlock, markdownCode, markdownLine, markdownText } from './markdown-text.js'
 import { checkSessionCwd, relativizeTitle, resolveSessionPath } from './relativize-title.js'
 
 /** How the mapping renders cards for one ACP session. */
@@ -155,12 +155,18 @@ export interface ConsoleBlockExit {
   timedOut?: boolean | undefined
 }
 
+/** A signal name as it is; any other string a tool put there as inline code, so it cannot add Markdown structure. */
+function signalText(signal: string): string {
+  return /^[A-Za-z0-9+-]{1,64}$/.test(signal) ? signal : markdownCode(signal)
+}
+
 /** The exit status in words, or `undefined` when nothing is known. */
 function describeExit(view: ConsoleBlockExit): string | undefined {
   const parts: string[] = []
   if (view.timedOut === true) parts.push('Timed out')
-  // The signal is a tool's string outside the fence: escaped, so it stays words on one line.
-  if (typeof view.signal === 'string') parts.push(`killed by signal ${markdownLine(view.signal)}`)
+  if (typeof view.signal === 'string') {
+    parts.push(view.signal === '' ? 'killed by a signal' : `killed by signal ${signalText(view.signal)}`)
+  }
   else if (typeof view.exitCode === 'number') parts.push(`exited with code ${view.exitCode}`)
   if (parts.length === 0) return undefined
   const sentence = parts.join('; ')
@@ -171,7 +177,8 @@ function describeExit(view: ConsoleBlockExit): string | undefined {
  * The Markdown a client without terminal support gets for a command's output: the output in a fenced `console`
  * block (the fence is longer than any backtick run inside, so no output can close it early: the block holds exactly
  * the output), then how the command ended (`Exited with code 3.`, `Timed out; killed by signal SIGTERM.`) when that
- * is known, as one escaped line (a signal string cannot add Markdown structure).
+ * is known, on one line: a signal that is not a plain signal name is shown as inline code, so it cannot add Markdown
+ * structure.
  */
 export function formatConsoleBlock(output: string, exit: ConsoleBlockExit = {}): string {
   const block = fencedBlock(output, 'console')

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { formatConsoleBlock, toAcpToolCall, toAcpToolCallUpdate } from './acp-mapping.js'
 import { genericCall, genericResult, terminalCall, terminalResult } from './card-builders.js'
 import { InvalidCardError } from './invalid-card-error.js'
-import { fencedBlock, markdownLine, markdownText } from './markdown-text.js'
+import { fencedBlock, markdownCode, markdownLine, markdownText } from './markdown-text.js'
 import { relativizeTitle } from './relativize-title.js'
 import { hostileResultView, hostileString, revokedProxy, throwingGetter } from './test-kit.js'
 
@@ -56,11 +56,31 @@ function inertText(line: string): string {
 function expectedStatus(exit: { exitCode?: number | null; signal?: string | null; timedOut?: boolean }): string | undefined {
   const parts: string[] = []
   if (exit.timedOut === true) parts.push('Timed out')
-  if (typeof exit.signal === 'string') parts.push(`killed by signal ${exit.signal.split(LINE_ENDING).join(' ').replace(/^[ \t]+/, '')}`)
+  if (exit.signal === '') parts.push('killed by a signal')
+  else if (typeof exit.signal === 'string') parts.push(`killed by signal ${exit.signal.split(LINE_ENDING).join(' ')}`)
   else if (typeof exit.exitCode === 'number') parts.push(`exited with code ${exit.exitCode}`)
   if (parts.length === 0) return undefined
   const sentence = parts.join('; ')
   return `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`
+}
+
+/**
+ * The text a CommonMark renderer shows for the status line: inert words, optionally one inline code span (read as
+ * CommonMark does: the first later run of exactly as many backticks closes it; one space is stripped from each end
+ * when both are spaces and not all is), then a final `.`.
+ */
+function shownStatus(line: string): string {
+  const open = line.indexOf('`')
+  if (open === -1) return inertText(line)
+  const prefix = inertText(line.slice(0, open))
+  const delimiter = /^`+/.exec(line.slice(open))![0]
+  const body = line.slice(open + delimiter.length)
+  const close = [...body.matchAll(/`+/g)].find((run) => run[0].length === delimiter.length)
+  if (close === undefined) throw new Error('the code span is never closed')
+  let code = body.slice(0, close.index)
+  expect(body.slice(close.index + delimiter.length)).toBe('.')
+  if (code.startsWith(' ') && code.endsWith(' ') && /[^ ]/.test(code)) code = code.slice(1, -1)
+  return `${prefix}${code}.`
 }
 
 function consoleText(update: ReturnType<typeof toAcpToolCallUpdate>): string {
@@ -77,8 +97,10 @@ describe('nothing from a tool breaks out of the ACP console fence', () => {
     expect(block).toMatchObject({ info: 'console', content: 'out' })
     expect(block.rest).toHaveLength(2)
     expect(block.rest[0]).toBe('')
-    expect(block.rest[1]).toBe('Killed by signal SIGTERM \\`\\`\\`  # Owned  !\\[x\\](https://evil.example/p.png) \\<img src=x\\>.')
-    expect(inertText(block.rest[1]!)).toBe(expectedStatus({ signal }))
+    expect(block.rest[1]).toBe('Killed by signal ````SIGTERM ```  # Owned  ![x](https://evil.example/p.png) <img src=x>````.')
+    expect(shownStatus(block.rest[1]!)).toBe(expectedStatus({ signal }))
+    expect(formatConsoleBlock('', { signal: 'SIGKILL', timedOut: true })).toBe('```console\n```\n\nTimed out; killed by signal SIGKILL.')
+    expect(formatConsoleBlock('', { signal: 'www.evil.example' })).toBe('```console\n```\n\nKilled by signal `www.evil.example`.')
   })
 
   it('output holding fences of any length stays inside one block', () => {
@@ -106,7 +128,7 @@ describe('nothing from a tool breaks out of the ACP console fence', () => {
         else {
           expect(block.rest).toHaveLength(2)
           expect(block.rest[0]).toBe('')
-          expect(inertText(block.rest[1]!)).toBe(status)
+          expect(shownStatus(block.rest[1]!)).toBe(status)
         }
       }),
       { numRuns: 500 },
@@ -164,6 +186,14 @@ describe('markdown helpers', () => {
     expect(fencedBlock('a ``` b ```` c', 'console')).toBe('`````console\na ``` b ```` c\n`````')
     expect(fencedBlock('', 'console')).toBe('```console\n```')
     expect(parseFencedBlock(fencedBlock('x\r\n', 'txt'))).toEqual({ info: 'txt', content: 'x', rest: [] })
+  })
+
+  it('markdownCode keeps any text literal in one code span', () => {
+    expect(markdownCode('a`b')).toBe('``a`b``')
+    expect(markdownCode('`x`')).toBe('`` `x` ``')
+    expect(markdownCode(' x ')).toBe('`  x  `')
+    expect(markdownCode('')).toBe('` `')
+    expect(markdownCode('a\n\nb')).toBe('`a  b`')
   })
 
   it('markdownText and markdownLine escape only what could make structure', () => {

@@ -32,6 +32,25 @@ export function markdownLine(text: string): string {
 }
 
 /**
+ * `text` as an inline code span: shown literally by every Markdown renderer (no emphasis, links, autolinks or HTML
+ * inside), on one line (line breaks become spaces, as CommonMark does anyway). The backtick delimiter is longer than
+ * any backtick run in `text`, and a space pads both ends where CommonMark would otherwise eat a backtick or a space.
+ */
+export function markdownCode(text: string): string {
+  const flat = text.split(LINE_BREAK).join(' ')
+  // Nothing between two backticks is not a code span: the closest is one space.
+  if (flat.length === 0) return '` `'
+  let longest = 0
+  for (const run of flat.matchAll(/`+/g)) longest = Math.max(longest, run[0].length)
+  const delimiter = '`'.repeat(longest + 1)
+  const pad =
+    flat.startsWith('`') ||
+    flat.endsWith('`') ||
+    (flat.startsWith(' ') && flat.endsWith(' ') && /[^ ]/.test(flat))
+  return pad ? `${delimiter} ${flat} ${delimiter}` : `${delimiter}${flat}${delimiter}`
+}
+
+/**
  * `text` in a fenced code block with `info` as its info string. The fence is longer than any run of backticks in
  * `text` (at least three), so no line of it can close the block; CommonMark reads the block's content back as
  * exactly `text` (its line endings as `\n`, with one final line ending).
