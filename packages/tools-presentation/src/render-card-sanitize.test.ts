@@ -36,6 +36,11 @@ describe('every string is sanitized on its way to the terminal', () => {
     expect(lines).toEqual(['$ result  [killed by SIGTERM\uFFFDforged line]'])
   })
 
+  it('a carriage return in the signal cannot turn the pill into another status', () => {
+    const lines = renderToolResult(terminalResult({ signal: '\rexit 0]   ' }), { color: false })
+    expect(lines[0]).toBe('$ result  [killed by exit 0]   ]')
+  })
+
   it('neutralises the same payload in every field of every card', () => {
     const bad = `${OSC52}x${CLEAR}\u202e\u0085\b\u0007`
     const calls = [

@@ -102,8 +102,10 @@ function titlePieces(title: string): Line {
   return lines.length <= 1 ? [first] : [first, ` … (+${plural(lines.length - 1, 'line')})`]
 }
 
-function header(icon: string, title: string, pill: string, pillTone: Tone): Line {
-  return [tone('cyan', icon), ' ', ...titlePieces(title), '  ', tone(pillTone, `[${pill}]`)]
+/** The pill's text as pieces: a string from a card (the signal) is a piece of its own, in the same colour. */
+function header(icon: string, title: string, pill: readonly string[], pillTone: Tone): Line {
+  const text = ['[', ...pill, ']'].map((piece) => tone(pillTone, piece))
+  return [tone('cyan', icon), ' ', ...titlePieces(title), '  ', ...text]
 }
 
 function callIcon(view: ToolCallView | undefined): string | undefined {
@@ -221,7 +223,7 @@ export function renderToolCall(view: ToolCallView, options: RenderCallOptions = 
   const { color, limits } = setup(options)
   const status = options.status ?? 'running'
   const pillTone = status === 'running' ? 'cyan' : 'dim'
-  const lines: Line[] = [header(callIcon(card) ?? KIND_ICONS.other, card.title, status, pillTone)]
+  const lines: Line[] = [header(callIcon(card) ?? KIND_ICONS.other, card.title, [status], pillTone)]
   switch (card.card) {
     case 'generic': {
       if (card.rawInput !== undefined) lines.push(inputLine(card.rawInput, limits.maxInputChars))
@@ -243,13 +245,14 @@ export function renderToolCall(view: ToolCallView, options: RenderCallOptions = 
   return lines.map((line) => emitLine(line, color))
 }
 
-function resultPill(view: ToolResultView, isError: boolean): [string, Tone] {
+function resultPill(view: ToolResultView, isError: boolean): [string[], Tone] {
   if (view.card === 'terminal') {
-    if (view.timedOut === true) return ['timed out', 'yellow']
-    if (typeof view.signal === 'string') return [`killed by ${view.signal}`, 'red']
-    if (typeof view.exitCode === 'number') return [`exit ${view.exitCode}`, view.exitCode === 0 ? 'green' : 'red']
+    if (view.timedOut === true) return [['timed out'], 'yellow']
+    // The signal is its own piece: a carriage return in it cannot overwrite "killed by" into something else.
+    if (typeof view.signal === 'string') return [['killed by ', view.signal], 'red']
+    if (typeof view.exitCode === 'number') return [[`exit ${view.exitCode}`], view.exitCode === 0 ? 'green' : 'red']
   }
-  return isError ? ['failed', 'red'] : ['done', 'green']
+  return isError ? [['failed'], 'red'] : [['done'], 'green']
 }
 
 /**
