@@ -29,8 +29,11 @@ class ReadFailure {
   ) {}
 }
 
-/** Every view this module produced: already detached, checked and frozen, so it need not be copied again. */
-const detached = new WeakSet<object>()
+/**
+ * Every view this module produced, by phase: already detached, checked and frozen, so it need not be copied again
+ * (a result card is not a call card: each phase has its own set).
+ */
+const detached = { call: new WeakSet<object>(), result: new WeakSet<object>() }
 
 const BLOCK_FIELDS: Readonly<Record<string, readonly string[]>> = {
   text: ['text'],
@@ -198,7 +201,7 @@ function copyCard(value: unknown, phase: 'call' | 'result', seen: { card?: strin
 }
 
 function snapshot<View>(value: unknown, phase: 'call' | 'result'): CardSnapshot<View> {
-  if (typeof value === 'object' && value !== null && detached.has(value)) return { ok: true, view: value as View }
+  if (typeof value === 'object' && value !== null && detached[phase].has(value)) return { ok: true, view: value as View }
   let copy: unknown
   const seen: { card?: string } = {}
   try {
@@ -218,7 +221,7 @@ function snapshot<View>(value: unknown, phase: 'call' | 'result'): CardSnapshot<
   const issue = phase === 'call' ? findToolCallViewIssue(copy) : findToolResultViewIssue(copy)
   if (issue !== undefined) return { ok: false, error: issue }
   deepFreeze(copy)
-  detached.add(copy as object)
+  detached[phase].add(copy as object)
   return { ok: true, view: copy as View }
 }
 

@@ -67,6 +67,13 @@ describe('presentToolCall detaches the presenter card once', () => {
   })
 })
 
+describe('a detached card is only trusted in its own phase', () => {
+  it('a detached result card given to renderToolCall is checked as a call card', () => {
+    const result = presentToolResult({ name: 'r', presentResult: () => ({ card: 'generic' }) }, {}, ok)
+    expect(() => renderToolCall(result as never, { color: false })).toThrow(expect.objectContaining({ code: 'INVALID_CARD', path: 'title' }))
+  })
+})
+
 describe('presenting never throws: every hostile shape falls back to the generic card', () => {
   it.each([
     ['a revoked proxy', () => revokedProxy()],
