@@ -20,9 +20,10 @@ import type {
   AcpToolKind,
 } from './acp-types.js'
 import { diffLocations } from './card-builders.js'
+import { detachCallView, detachResultView, snapshotResult } from './card-snapshot.js'
 import { contentText } from './content-text.js'
+import { fencedBlock, markdownCode, markdownLine, markdownText } from './markdown-text.js'
 import { checkSessionCwd, relativizeTitle, resolveSessionPath } from './relativize-title.js'
-import { assertToolCallView, assertToolResultView } from './validate-card.js'
 
 /** How the mapping renders cards for one ACP session. */
 export interface AcpMappingOptions {
@@ -154,11 +155,18 @@ export interface ConsoleBlockExit {
   timedOut?: boolean | undefined
 }
 
+/** A signal name as it is; any other string a tool put there as inline code, so it cannot add Markdown structure. */
+function signalText(signal: string): string {
+  return /^[A-Za-z0-9+-]{1,64}$/.test(signal) ? signal : markdownCode(signal)
+}
+
 /** The exit status in words, or `undefined` when nothing is known. */
 function describeExit(view: ConsoleBlockExit): string | undefined {
   const parts: string[] = []
   if (view.timedOut === true) parts.push('Timed out')
-  if (typeof view.signal === 'string') parts.push(`killed by signal ${view.signal}`)
+  if (typeof view.signal === 'string') {
+    parts.push(view.signal === '' ? 'killed by a signal' : `killed by signal ${signalText(view.signal)}`)
+  }
   else if (typeof view.exitCode === 'number') parts.push(`exited with code ${view.exitCode}`)
   if (parts.length === 0) return undefined
   const sentence = parts.join('; ')
@@ -167,15 +175,13 @@ function describeExit(view: ConsoleBlockExit): string | undefined {
 
 /**
  * The Markdown a client without terminal support gets for a command's output: the output in a fenced `console`
- * block (the fence is longer than any backtick run inside, so output cannot close it early), then how the command
- * ended (`Exited with code 3.`, `Timed out; killed by signal SIGTERM.`) when that is known.
+ * block (the fence is longer than any backtick run inside, so no output can close it early: the block holds exactly
+ * the output), then how the command ended (`Exited with code 3.`, `Timed out; killed by signal SIGTERM.`) when that
+ * is known, on one line: a signal that is not a plain signal name is shown as inline code, so it cannot add Markdown
+ * structure.
  */
 export function formatConsoleBlock(output: string, exit: ConsoleBlockExit = {}): string {
-  let longest = 0
-  for (const run of output.matchAll(/`+/g)) longest = Math.max(longest, run[0].length)
-  const fence = '`'.repeat(Math.max(3, longest + 1))
-  const body = output.replace(/\r?\n$/, '')
-  const block = body.length === 0 ? `${fence}console\n${fence}` : `${fence}console\n${body}\n${fence}`
+  const block = fencedBlock(output, 'console')
   const status = describeExit(exit)
   return status === undefined ? block : `${block}\n\n${status}`
 }
@@ -206,14 +212,14 @@ function callKind(view: ToolCallView): AcpToolKind {
  * `InvalidCardError` (`INVALID_CARD`) for a malformed one, and `PresentationOptionsError` for a relative `cwd`.
  */
 export function toAcpToolCall(input: AcpToolCallInput, options: AcpMappingOptions): AcpToolCall {
-  const { view, toolCallId } = input
-  assertToolCallView(view)
+  const { toolCallId } = input
+  const view = detachCallView(input.view)
   const { cwd } = options
   checkSessionCwd(cwd)
   const update: AcpToolCall = {
     sessionUpdate: 'tool_call',
     toolCallId,
-    title: relativizeTitle(view.title, cwd),
+    title: markdownLine(relativizeTitle(view.title, cwd)),
     kind: callKind(view),
     status: input.status ?? 'pending',
   }
@@ -230,7 +236,7 @@ export function toAcpToolCall(input: AcpToolCallInput, options: AcpMappingOption
       break
     case 'terminal':
       if (view.description !== undefined && view.description.length > 0) {
-        content.push({ type: 'content', content: { type: 'text', text: view.description } })
+        content.push({ type: 'content', content: { type: 'text', text: markdownText(view.description) } })
       }
       if (options.terminalOutput === true) {
         content.push({ type: 'terminal', terminalId: toolCallId })
@@ -264,9 +270,10 @@ export function toAcpToolCall(input: AcpToolCallInput, options: AcpMappingOption
  * (`INVALID_CARD`) when one is malformed.
  */
 export function toAcpToolCallUpdate(input: AcpToolResultInput, options: AcpMappingOptions): AcpToolCallUpdate {
-  const { view, call, toolCallId, result } = input
-  assertToolResultView(view)
-  assertToolCallView(call)
+  const { toolCallId } = input
+  const view = detachResultView(input.view)
+  const call = detachCallView(input.call)
+  const result = snapshotResult(input.result)
   const { cwd } = options
   checkSessionCwd(cwd)
   const update: AcpToolCallUpdate = {
@@ -274,7 +281,7 @@ export function toAcpToolCallUpdate(input: AcpToolResultInput, options: AcpMappi
     toolCallId,
     status: result.isError ? 'failed' : 'completed',
   }
-  if (view.title !== undefined) update.title = relativizeTitle(view.title, cwd)
+  if (view.title !== undefined) update.title = markdownLine(relativizeTitle(view.title, cwd))
 
   switch (view.card) {
     case 'generic': {

@@ -1,5 +1,21 @@
-import type { GenericCallView, GenericResultView, ToolCallView, ToolResult, ToolResultView } from '@dsh/tools-core'
-import { findToolCallViewIssue, findToolResultViewIssue } from './validate-card.js'
+import {
+  deepFreeze,
+  snapshotJson,
+  type GenericCallView,
+  type GenericResultView,
+  type ToolCallView,
+  type ToolResult,
+  type ToolResultView,
+} from '@dsh/tools-core'
+import {
+  describeThrown,
+  snapshotResult,
+  snapshotToolCallView,
+  snapshotToolResultView,
+  type CardSnapshot,
+} from './card-snapshot.js'
+import { InvalidCardError } from './invalid-card-error.js'
+import { UnknownCardError } from './unknown-card-error.js'
 
 /**
  * Anything with a name and optional presenters: a `ToolDefinition`, or the part of one a UI keeps. The presenters
@@ -14,7 +30,7 @@ export interface PresentableTool {
   presentResult?(args: unknown, result: ToolResult): ToolResultView | undefined
 }
 
-/** What went wrong in a presenter. The UI shows the generic card instead; this is for logs. */
+/** What went wrong in a presenter (or with the result it was given). The UI shows the generic card; this is for logs. */
 export interface PresenterFailure {
   /** The tool's name. */
   tool: string
@@ -22,7 +38,8 @@ export interface PresenterFailure {
   phase: 'call' | 'result'
   /**
    * What it threw, or an `UnknownCardError` (`UNKNOWN_CARD`) or `InvalidCardError` (`INVALID_CARD`) when it
-   * returned something that is not a well-formed card of the vocabulary.
+   * returned something that is not a well-formed card of the vocabulary (a Promise, a field whose getter throws, a
+   * revoked proxy, …). For a result whose content cannot be shown as it is, an `InvalidCardError` at `content`.
    */
   error: unknown
 }
@@ -33,16 +50,26 @@ export interface PresentOptions {
   onError?: ((failure: PresenterFailure) => void) | undefined
 }
 
-/** The generic pending card: title = the tool's name, the raw arguments as input. */
+/**
+ * The generic pending card: title = the tool's name, the raw arguments as input. Detached and deep-frozen; arguments
+ * that are not lossless JSON (or cannot be read) are left out, with a note saying so. Never throws.
+ */
 export function genericCallFallback(name: string, args: unknown): GenericCallView {
-  const view: GenericCallView = { card: 'generic', title: name }
-  if (args !== undefined) view.rawInput = args
-  return view
+  const view: GenericCallView = { card: 'generic', title: typeof name === 'string' ? name : 'tool' }
+  if (args !== undefined) {
+    const input = snapshotJson(args)
+    if (input.ok) view.rawInput = input.value
+    else view.content = [{ type: 'text', text: `[The arguments cannot be shown: ${describeThrown(input.error.message)}]` }]
+  }
+  return deepFreeze(view) as GenericCallView
 }
 
-/** The generic completed card: no title (the pending one stays) and the result's raw content. */
+/**
+ * The generic completed card: no title (the pending one stays) and the result's raw content, detached and
+ * deep-frozen. Content that is not a list of well-formed blocks, or cannot be read, is shown as a note. Never throws.
+ */
 export function genericResultFallback(result: Pick<ToolResult, 'content'>): GenericResultView {
-  return { card: 'generic', content: Array.isArray(result.content) ? [...result.content] : [] }
+  return deepFreeze({ card: 'generic', content: [...snapshotResult(result).content] }) as GenericResultView
 }
 
 function report(options: PresentOptions, failure: PresenterFailure): void {
@@ -55,41 +82,74 @@ function report(options: PresentOptions, failure: PresenterFailure): void {
 
 function toolName(tool: PresentableTool): string {
   try {
-    return typeof tool.name === 'string' ? tool.name : String(tool.name)
+    const name: unknown = tool.name
+    return typeof name === 'string' ? name : String(name)
   } catch {
     return 'tool'
   }
 }
 
+function isPromise(value: unknown): value is Promise<unknown> {
+  try {
+    return value instanceof Promise
+  } catch {
+    // A proxy whose prototype cannot be read: not a promise; the snapshot will say what it is.
+    return false
+  }
+}
+
+/**
+ * Calls the tool's presenter (read once, called as a method) and detaches what it returns. `undefined` when the tool
+ * has no presenter or it returned `undefined`; otherwise the snapshot. Throws what the presenter (or reading it)
+ * throws.
+ */
+function runPresenter<View>(
+  tool: PresentableTool,
+  key: 'presentCall' | 'presentResult',
+  args: readonly unknown[],
+  snapshot: (value: unknown) => CardSnapshot<View>,
+): CardSnapshot<View> | undefined {
+  const presenter: unknown = tool[key]
+  if (typeof presenter !== 'function') return undefined
+  const output: unknown = Reflect.apply(presenter, tool, args)
+  if (output === undefined) return undefined
+  if (isPromise(output)) {
+    // Nobody will await it: keep its rejection from becoming an unhandled one.
+    Promise.prototype.then.call(output, undefined, () => {})
+    const reason = 'a Promise (presenters are synchronous)'
+    return { ok: false, error: new UnknownCardError({ card: undefined, path: 'card', reason }) }
+  }
+  return snapshot(output)
+}
+
 /**
  * The card for a pending call: the tool's `presentCall(args)` when it returns a well-formed card, else the generic
- * card (title = tool name, raw args as input). A presenter that throws or returns a malformed card is contained:
- * the generic card is returned and `options.onError` is told. Never throws.
+ * card (title = tool name, raw args as input). What is returned is a detached, deep-frozen copy of the checked card:
+ * the presenter's object is read once, field by field, and changing it afterwards changes nothing. A presenter that
+ * throws or returns a malformed card (a getter that throws and a revoked proxy included) is contained: the generic
+ * card is returned and `options.onError` is told. Never throws, whatever `tool` and `args` are.
  */
 export function presentToolCall(tool: PresentableTool, args: unknown, options: PresentOptions = {}): ToolCallView {
   const name = toolName(tool)
-  let view: unknown
-  let failed = false
   let failure: unknown
   try {
-    if (typeof tool.presentCall !== 'function') return genericCallFallback(name, args)
-    view = tool.presentCall(args)
-    if (view === undefined) return genericCallFallback(name, args)
-    failure = findToolCallViewIssue(view)
-    failed = failure !== undefined
+    const snapshot = runPresenter(tool, 'presentCall', [args], snapshotToolCallView)
+    if (snapshot === undefined) return genericCallFallback(name, args)
+    if (snapshot.ok) return snapshot.view
+    failure = snapshot.error
   } catch (error) {
-    failed = true
+    // `undefined` may be what was thrown: the failure is reported all the same.
     failure = error
   }
-  if (!failed) return view as ToolCallView
   report(options, { tool: name, phase: 'call', error: failure })
   return genericCallFallback(name, args)
 }
 
 /**
  * The card for a completed call: the tool's `presentResult(args, result)` when it returns a well-formed card, else
- * the generic card with the result's raw content (and no title, so the pending title stays). A presenter that throws
- * or returns a malformed card is contained like in {@link presentToolCall}. Never throws.
+ * the generic card with the result's raw content (and no title, so the pending title stays). Detached and contained
+ * like in {@link presentToolCall}; a result whose content cannot be read (a proxy, a throwing getter, not an array)
+ * gives a generic card with a note saying so, and `options.onError` is told. Never throws.
  */
 export function presentToolResult(
   tool: PresentableTool,
@@ -98,20 +158,24 @@ export function presentToolResult(
   options: PresentOptions = {},
 ): ToolResultView {
   const name = toolName(tool)
-  let view: unknown
   let failed = false
   let failure: unknown
   try {
-    if (typeof tool.presentResult !== 'function') return genericResultFallback(result)
-    view = tool.presentResult(args, result)
-    if (view === undefined) return genericResultFallback(result)
-    failure = findToolResultViewIssue(view)
-    failed = failure !== undefined
+    const snapshot = runPresenter(tool, 'presentResult', [args, result], snapshotToolResultView)
+    if (snapshot?.ok === true) return snapshot.view
+    if (snapshot !== undefined) {
+      failed = true
+      failure = snapshot.error
+    }
   } catch (error) {
     failed = true
     failure = error
   }
-  if (!failed) return view as ToolResultView
-  report(options, { tool: name, phase: 'result', error: failure })
-  return genericResultFallback(result)
+  if (failed) report(options, { tool: name, phase: 'result', error: failure })
+  const fallback = snapshotResult(result)
+  if (fallback.problem !== undefined) {
+    const error = new InvalidCardError({ card: 'generic', path: 'content', reason: `the result cannot be shown: ${fallback.problem}` })
+    report(options, { tool: name, phase: 'result', error })
+  }
+  return deepFreeze({ card: 'generic', content: [...fallback.content] }) as GenericResultView
 }

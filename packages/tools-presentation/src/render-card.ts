@@ -1,8 +1,9 @@
 import type { ContentBlock, FileDiff, ToolCallKind, ToolCallView, ToolResult, ToolResultView } from '@dsh/tools-core'
+import { detachCallView, detachResultView, snapshotResult } from './card-snapshot.js'
 import { contentText } from './content-text.js'
 import { fileDiffHunks } from './diff-hunks.js'
-import { sanitizedLines, sanitizeLine } from './sanitize-text.js'
-import { assertToolCallView, assertToolResultView } from './validate-card.js'
+import { splitLines } from './sanitize-text.js'
+import { emitLine, tone, type Line, type Tone } from './terminal-line.js'
 
 /** A stream the renderer may write to: only whether it is a terminal matters. */
 export interface ColorTarget {
@@ -51,17 +52,6 @@ export interface RenderResultOptions extends RenderOptions {
   result?: Pick<ToolResult, 'content' | 'isError'> | undefined
 }
 
-type Tone = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'cyan'
-const SGR: Record<Tone, [string, string]> = {
-  bold: ['\u001b[1m', '\u001b[22m'],
-  dim: ['\u001b[2m', '\u001b[22m'],
-  red: ['\u001b[31m', '\u001b[39m'],
-  green: ['\u001b[32m', '\u001b[39m'],
-  yellow: ['\u001b[33m', '\u001b[39m'],
-  cyan: ['\u001b[36m', '\u001b[39m'],
-}
-
-type Paint = (tone: Tone, text: string) => string
 
 const KIND_ICONS: Record<ToolCallKind, string> = {
   read: '≡',
@@ -89,11 +79,9 @@ function limit(value: number | undefined, fallback: number, name: string): numbe
   throw new RangeError(`${name} must be a non-negative integer, got ${String(value)}`)
 }
 
-function setup(options: RenderOptions): { paint: Paint; limits: Limits } {
-  const color = options.color ?? shouldUseColor()
-  const paint: Paint = color ? (tone, text) => `${SGR[tone][0]}${text}${SGR[tone][1]}` : (_tone, text) => text
+function setup(options: RenderOptions): { color: boolean; limits: Limits } {
   return {
-    paint,
+    color: options.color ?? shouldUseColor(),
     limits: {
       tailLines: limit(options.tailLines, 20, 'tailLines'),
       maxContentLines: limit(options.maxContentLines, 20, 'maxContentLines'),
@@ -107,15 +95,17 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
-/** The first line of a title (sanitized), with a marker when it had more. */
-function titleLine(title: string): string {
-  const lines = sanitizedLines(title)
-  if (lines.length <= 1) return lines[0] ?? ''
-  return `${lines[0]} … (+${plural(lines.length - 1, 'line')})`
+/** The first line of a title, with a marker when it had more. */
+function titlePieces(title: string): Line {
+  const lines = splitLines(title)
+  const first = tone('bold', lines[0] ?? '')
+  return lines.length <= 1 ? [first] : [first, ` … (+${plural(lines.length - 1, 'line')})`]
 }
 
-function header(paint: Paint, icon: string, title: string, pill: string, pillTone: Tone): string {
-  return `${paint('cyan', icon)} ${paint('bold', titleLine(title))}  ${paint(pillTone, `[${pill}]`)}`
+/** The pill's text as pieces: a string from a card (the signal) is a piece of its own, in the same colour. */
+function header(icon: string, title: string, pill: readonly string[], pillTone: Tone): Line {
+  const text = ['[', ...pill, ']'].map((piece) => tone(pillTone, piece))
+  return [tone('cyan', icon), ' ', ...titlePieces(title), '  ', ...text]
 }
 
 function callIcon(view: ToolCallView | undefined): string | undefined {
@@ -125,31 +115,36 @@ function callIcon(view: ToolCallView | undefined): string | undefined {
   return KIND_ICONS[view.kind ?? 'other']
 }
 
-function blockLines(block: ContentBlock): string[] {
+/** Lines of untrusted text, each its own piece after the indent (so a carriage return cannot reach the indent). */
+function indented(lines: readonly string[]): Line[] {
+  return lines.map((line) => (line.length > 0 ? [INDENT, line] : []))
+}
+
+function blockLines(block: ContentBlock): Line[] {
   switch (block.type) {
     case 'text':
-      return sanitizedLines(block.text)
+      return indented(splitLines(block.text))
     case 'image':
     case 'audio':
-      return [`[${block.type} ${sanitizeLine(block.mimeType)}]`]
+      return [[INDENT, `[${block.type} `, block.mimeType, ']']]
     case 'resource_link':
-      return [`[link ${sanitizeLine(block.name)} <${sanitizeLine(block.uri)}>]`]
+      return [[INDENT, '[link ', block.name, ' <', block.uri, '>]']]
     case 'resource':
       return 'text' in block.resource
-        ? sanitizedLines(block.resource.text)
-        : [`[resource ${sanitizeLine(block.resource.uri)}]`]
+        ? indented(splitLines(block.resource.text))
+        : [[INDENT, '[resource ', block.resource.uri, ']']]
   }
 }
 
-function contentLines(paint: Paint, blocks: readonly ContentBlock[], max: number): string[] {
+function contentLines(blocks: readonly ContentBlock[], max: number): Line[] {
   const lines = blocks.flatMap(blockLines)
-  const shown = lines.slice(0, max).map((line) => (line.length > 0 ? INDENT + line : ''))
-  if (lines.length > max) shown.push(INDENT + paint('dim', `… ${plural(lines.length - max, 'more line')}`))
+  const shown = lines.slice(0, max)
+  if (lines.length > max) shown.push([INDENT, tone('dim', `… ${plural(lines.length - max, 'more line')}`)])
   return shown
 }
 
-function diffLines(paint: Paint, diffs: readonly FileDiff[], max: number): string[] {
-  const lines: string[] = []
+function diffLines(diffs: readonly FileDiff[], max: number): Line[] {
+  const lines: Line[] = []
   for (const diff of diffs) {
     const file = fileDiffHunks(diff)
     const counts =
@@ -158,119 +153,142 @@ function diffLines(paint: Paint, diffs: readonly FileDiff[], max: number): strin
         : file.status === 'unchanged'
           ? '(unchanged)'
           : `(+${file.additions} -${file.deletions})`
-    lines.push(`${INDENT}${paint('bold', sanitizeLine(diff.path))} ${paint('dim', counts)}`)
-    const body: string[] = []
+    lines.push([INDENT, tone('bold', diff.path), ' ', tone('dim', counts)])
+    const body: Line[] = []
     for (const hunk of file.hunks) {
-      body.push(paint('cyan', `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`))
+      body.push([INDENT, tone('cyan', `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`)])
       for (const line of hunk.lines) {
-        const text = sanitizeLine(line.text)
-        if (line.kind === 'add') body.push(paint('green', `+${text}`))
-        else if (line.kind === 'remove') body.push(paint('red', `-${text}`))
-        else body.push(paint('dim', ` ${text}`))
-        if (line.eol === '') body.push(paint('dim', '\\ No newline at end of file'))
+        if (line.kind === 'add') body.push([INDENT, tone('green', '+'), tone('green', line.text)])
+        else if (line.kind === 'remove') body.push([INDENT, tone('red', '-'), tone('red', line.text)])
+        else body.push([INDENT, tone('dim', ' '), tone('dim', line.text)])
+        if (line.eol === '') body.push([INDENT, tone('dim', '\\ No newline at end of file')])
       }
     }
-    for (const line of body.slice(0, max)) lines.push(INDENT + line)
-    if (body.length > max) lines.push(INDENT + paint('dim', `… ${plural(body.length - max, 'more diff line')}`))
+    lines.push(...body.slice(0, max))
+    if (body.length > max) lines.push([INDENT, tone('dim', `… ${plural(body.length - max, 'more diff line')}`)])
   }
   return lines
 }
 
-function inputLine(paint: Paint, rawInput: unknown, max: number): string | undefined {
-  let json: string | undefined
-  try {
-    json = JSON.stringify(rawInput)
-  } catch {
-    json = undefined
+type JsonStep = { readonly text: string } | { readonly value: unknown }
+
+/**
+ * `value` (lossless JSON, as a detached card holds it) as JSON text, clipped to `max` characters with `…`. Written
+ * step by step and stopped once past `max`, so a deeply nested value or one of shared sub-objects (which
+ * `JSON.stringify` would expand without bound) costs only what is shown.
+ */
+function clippedJson(value: unknown, max: number): string {
+  let json = ''
+  const steps: JsonStep[] = [{ value }]
+  while (steps.length > 0 && json.length <= max) {
+    const step = steps.pop() as JsonStep
+    if ('text' in step) {
+      json += step.text
+      continue
+    }
+    const current = step.value
+    if (typeof current !== 'object' || current === null) {
+      json += JSON.stringify(current)
+      continue
+    }
+    const array = Array.isArray(current)
+    const keys = array ? undefined : Object.keys(current)
+    const items: readonly unknown[] = array ? current : (keys as string[]).map((key) => (current as Record<string, unknown>)[key])
+    json += array ? '[' : '{'
+    steps.push({ text: array ? ']' : '}' })
+    for (let index = items.length - 1; index >= 0; index -= 1) {
+      steps.push({ value: items[index] })
+      if (keys !== undefined) steps.push({ text: `${JSON.stringify(keys[index])}:` })
+      if (index > 0) steps.push({ text: ',' })
+    }
   }
-  if (json === undefined) return undefined
-  const text = sanitizeLine(json)
-  const clipped = text.length > max ? `${text.slice(0, max)}…` : text
-  return `${INDENT}${paint('dim', 'input')} ${clipped}`
+  return json.length > max ? `${json.slice(0, max)}…` : json
+}
+
+function inputLine(rawInput: unknown, max: number): Line {
+  return [INDENT, tone('dim', 'input'), ' ', clippedJson(rawInput, max)]
 }
 
 /**
  * A pending call's card as lines for a CLI log: `<icon> <title>  [running]`, then what the card holds (a generic
  * card's input, content and locations; a terminal card's description and cwd; a diff card's hunks with `+`/`-`
- * lines). Untrusted text is sanitized: escape sequences and control characters cannot reach the terminal. Colours
- * only when `options.color` (default: {@link shouldUseColor}). Throws `UnknownCardError` for a value that is not a
- * card and `InvalidCardError` for a malformed one.
+ * lines). The card is detached first (its fields read once into a frozen copy, then checked), and every line is
+ * written by one emitter that sanitizes every piece of it, whichever field it came from: no escape sequence other
+ * than the renderer's own colours, and no control character, can reach the terminal. Colours only when
+ * `options.color` (default: {@link shouldUseColor}). Throws `UnknownCardError` for a value that is not a card and
+ * `InvalidCardError` for a malformed one (a field that cannot be read included).
  */
 export function renderToolCall(view: ToolCallView, options: RenderCallOptions = {}): string[] {
-  assertToolCallView(view)
-  const { paint, limits } = setup(options)
+  const card = detachCallView(view)
+  const { color, limits } = setup(options)
   const status = options.status ?? 'running'
   const pillTone = status === 'running' ? 'cyan' : 'dim'
-  const lines = [header(paint, callIcon(view) ?? KIND_ICONS.other, view.title, status, pillTone)]
-  switch (view.card) {
+  const lines: Line[] = [header(callIcon(card) ?? KIND_ICONS.other, card.title, [status], pillTone)]
+  switch (card.card) {
     case 'generic': {
-      if (view.rawInput !== undefined) {
-        const input = inputLine(paint, view.rawInput, limits.maxInputChars)
-        if (input !== undefined) lines.push(input)
-      }
-      lines.push(...contentLines(paint, view.content ?? [], limits.maxContentLines))
-      for (const location of view.locations ?? []) {
+      if (card.rawInput !== undefined) lines.push(inputLine(card.rawInput, limits.maxInputChars))
+      lines.push(...contentLines(card.content ?? [], limits.maxContentLines))
+      for (const location of card.locations ?? []) {
         const at = location.line === undefined ? '' : `:${location.line}`
-        lines.push(`${INDENT}${paint('dim', '→')} ${sanitizeLine(location.path)}${at}`)
+        lines.push([INDENT, tone('dim', '→'), ' ', location.path, at])
       }
       break
     }
     case 'terminal':
-      if (view.description !== undefined) {
-        lines.push(...sanitizedLines(view.description).map((line) => (line.length > 0 ? INDENT + line : '')))
-      }
-      if (view.cwd !== undefined) lines.push(`${INDENT}${paint('dim', 'in')} ${sanitizeLine(view.cwd)}`)
+      if (card.description !== undefined) lines.push(...indented(splitLines(card.description)))
+      if (card.cwd !== undefined) lines.push([INDENT, tone('dim', 'in'), ' ', card.cwd])
       break
     case 'diff':
-      lines.push(...diffLines(paint, view.diffs, limits.maxDiffLines))
+      lines.push(...diffLines(card.diffs, limits.maxDiffLines))
       break
   }
-  return lines
+  return lines.map((line) => emitLine(line, color))
 }
 
-function resultPill(view: ToolResultView, isError: boolean): [string, Tone] {
+function resultPill(view: ToolResultView, isError: boolean): [string[], Tone] {
   if (view.card === 'terminal') {
-    if (view.timedOut === true) return ['timed out', 'yellow']
-    if (typeof view.signal === 'string') return [`killed by ${view.signal}`, 'red']
-    if (typeof view.exitCode === 'number') return [`exit ${view.exitCode}`, view.exitCode === 0 ? 'green' : 'red']
+    if (view.timedOut === true) return [['timed out'], 'yellow']
+    // The signal is its own piece: a carriage return in it cannot overwrite "killed by" into something else.
+    if (typeof view.signal === 'string') return [['killed by ', view.signal], 'red']
+    if (typeof view.exitCode === 'number') return [[`exit ${view.exitCode}`], view.exitCode === 0 ? 'green' : 'red']
   }
-  return isError ? ['failed', 'red'] : ['done', 'green']
+  return isError ? [['failed'], 'red'] : [['done'], 'green']
 }
 
 /**
  * A completed call's card as lines for a CLI log: `<icon> <title>  [<status>]` where the status is the exit code,
  * signal or timeout of a terminal card (read from the card, never from the output), else `done` or `failed`; then
  * the content (a generic card's blocks, defaulting to the result's), the last lines of a terminal card's output
- * (defaulting to the result's text), or
- * a diff card's hunks. Without its own title the card shows the call's. Sanitized and coloured like
- * {@link renderToolCall}.
+ * (defaulting to the result's text), or a diff card's hunks. Without its own title the card shows the call's.
+ * Detached, sanitized and coloured like {@link renderToolCall}; result content that is not well-formed is shown as
+ * a note instead of failing.
  */
 export function renderToolResult(view: ToolResultView, options: RenderResultOptions = {}): string[] {
-  assertToolResultView(view)
-  if (options.call !== undefined) assertToolCallView(options.call)
-  const { paint, limits } = setup(options)
-  const isError = options.result?.isError === true
-  const [pill, tone] = resultPill(view, isError)
+  const card = detachResultView(view)
+  const call = options.call === undefined ? undefined : detachCallView(options.call)
+  const { color, limits } = setup(options)
+  const result = snapshotResult(options.result)
+  const [pill, pillTone] = resultPill(card, result.isError)
   const fallbackIcon =
-    view.card === 'terminal' ? KIND_ICONS.execute : view.card === 'diff' ? KIND_ICONS.edit : KIND_ICONS.other
-  const title = view.title ?? options.call?.title ?? 'result'
-  const lines = [header(paint, callIcon(options.call) ?? fallbackIcon, title, pill, tone)]
-  switch (view.card) {
+    card.card === 'terminal' ? KIND_ICONS.execute : card.card === 'diff' ? KIND_ICONS.edit : KIND_ICONS.other
+  const title = card.title ?? call?.title ?? 'result'
+  const lines: Line[] = [header(callIcon(call) ?? fallbackIcon, title, pill, pillTone)]
+  switch (card.card) {
     case 'generic':
-      lines.push(...contentLines(paint, view.content ?? options.result?.content ?? [], limits.maxContentLines))
+      lines.push(...contentLines(card.content ?? result.content, limits.maxContentLines))
       break
     case 'terminal': {
-      const output = sanitizedLines(view.output ?? contentText(options.result?.content ?? []))
+      const output = splitLines(card.output ?? contentText(result.content))
       const hidden = Math.max(0, output.length - limits.tailLines)
-      if (hidden > 0) lines.push(INDENT + paint('dim', `… ${plural(hidden, 'earlier line')}`))
+      if (hidden > 0) lines.push([INDENT, tone('dim', `… ${plural(hidden, 'earlier line')}`)])
       for (const line of output.slice(hidden)) {
-        lines.push(`${INDENT}${paint('dim', '│')}${line.length > 0 ? ` ${line}` : ''}`)
+        lines.push(line.length > 0 ? [INDENT, tone('dim', '│'), ' ', line] : [INDENT, tone('dim', '│')])
       }
       break
     }
     case 'diff':
-      lines.push(...diffLines(paint, view.diffs, limits.maxDiffLines))
+      lines.push(...diffLines(card.diffs, limits.maxDiffLines))
       break
   }
-  return lines
+  return lines.map((line) => emitLine(line, color))
 }

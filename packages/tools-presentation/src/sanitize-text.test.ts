@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { sanitizedLines, sanitizeLine } from './sanitize-text.js'
+import { hostileString } from './test-kit.js'
 
 describe('sanitizeLine', () => {
   it('removes escape sequences of every family', () => {
@@ -20,11 +21,33 @@ describe('sanitizeLine', () => {
     expect(sanitizeLine('done\r')).toBe('done')
   })
 
+  it('applies carriage returns exactly like replaying the writes, without the quadratic replay (property)', () => {
+    const replay = (text: string): string => {
+      let screen = ''
+      for (const segment of text.split('\r')) screen = segment + screen.slice(segment.length)
+      return screen
+    }
+    const piece = fc.oneof(fc.string({ maxLength: 8 }), fc.constant('\r'))
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('')
+        expect(sanitizeLine(text)).toBe(sanitizeLine(replay(text)))
+      }),
+      { numRuns: 500 },
+    )
+    expect(sanitizeLine(`${'x'.repeat(50_000)}${'\r'.repeat(50_000)}ab`)).toBe(`ab${'x'.repeat(49_998)}`)
+  })
+
   it('shows other control characters and bidi overrides as replacement characters, keeps tabs', () => {
     expect(sanitizeLine('a\u0000b\u0007c\u007fd\u0085e')).toBe('a\uFFFDb\uFFFDc\uFFFDd\uFFFDe')
     expect(sanitizeLine('x\u202Ey\u2066z')).toBe('x\uFFFDy\uFFFDz')
     expect(sanitizeLine('lone \u001b')).toBe('lone \uFFFD')
     expect(sanitizeLine('a\tb')).toBe('a\tb')
+  })
+
+  it('replaces bidi marks, isolates and line/paragraph separators too (Trojan Source)', () => {
+    expect(sanitizeLine('a\u200fb\u061cc\u2028d\u2029e\u2067f')).toBe('a\uFFFDb\uFFFDc\uFFFDd\uFFFDe\uFFFDf')
+    expect(sanitizeLine('\u0080\u0081\u001f')).toBe('\uFFFD\uFFFD\uFFFD')
   })
 
   it('keeps unicode text as it is', () => {
@@ -34,12 +57,12 @@ describe('sanitizeLine', () => {
   it('never lets an escape or control character through (property)', () => {
     const piece = fc.oneof(
       fc.string(),
+      hostileString,
       fc.constantFrom('\u001b', '\u009b', '\u009d', '\u0007', '\r', '[', ']', ';', '0', 'm', '\\', '(', 'P'),
     )
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
-        // oxlint-disable-next-line no-control-regex
-        expect(sanitizeLine(pieces.join(''))).not.toMatch(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/)
+        expect(sanitizeLine(pieces.join(''))).not.toMatch(/[^\P{Cc}\t]|[\p{Bidi_Control}\p{Zl}\p{Zp}]/u)
       }),
       { numRuns: 500 },
     )
