@@ -13,6 +13,9 @@ const planted: Record<string, string> = {
   DSH_TEST_DEPLOY_KEY: 'also-secret',
   CI_JOB_TOKEN: 'allowed-by-the-deployment',
   DSH_TEST_PLAIN: 'plain value',
+  DSH_TEST_NAMED: 'named by the deployment',
+  SSHPASS: 'hunter2',
+  REDIS_URL: 'redis://:pw@cache:6379',
   'BASH_FUNC_echo%%': `() { builtin echo hijacked; touch ${sourced}; }`,
 }
 const saved = new Map<string, string | undefined>()
@@ -32,14 +35,15 @@ afterAll(() => {
 })
 
 describe('the environment a command sees through the tool', () => {
-  it('does not source BASH_ENV or ENV, drops secrets and exported functions, keeps allow-listed and plain variables', async () => {
+  it('does not source BASH_ENV or ENV, passes only allow-listed host variables, never exported functions', async () => {
     // The executor takes the environment when it loads, so the variables above are in place before this.
-    await using loaded = await loadTools({ executor: { cwd: scratch, allowEnv: ['CI_JOB_TOKEN'] } })
+    await using loaded = await loadTools({ executor: { cwd: scratch, allowEnv: ['CI_JOB_TOKEN', 'DSH_TEST_NAMED'] } })
     const result = await loaded.call('bash', {
       command: [
         'echo "BASH_ENV=[${BASH_ENV-unset}] ENV=[${ENV-unset}]"',
         'echo "token=[${DSH_TEST_API_TOKEN-unset}] key=[${DSH_TEST_DEPLOY_KEY-unset}]"',
-        'echo "ci=[${CI_JOB_TOKEN-unset}] plain=[${DSH_TEST_PLAIN-unset}]"',
+        'echo "ci=[${CI_JOB_TOKEN-unset}] plain=[${DSH_TEST_PLAIN-unset}] named=[${DSH_TEST_NAMED-unset}]"',
+        'echo "sshpass=[${SSHPASS-unset}] redis=[${REDIS_URL-unset}] path=[${PATH:+set}]"',
         'echo "NO_COLOR=$NO_COLOR TERM=$TERM PAGER=$PAGER GIT_PAGER=$GIT_PAGER"',
         'env | grep -c "^BASH_FUNC_" || true',
       ].join('; '),
@@ -48,7 +52,8 @@ describe('the environment a command sees through the tool', () => {
       [
         'BASH_ENV=[unset] ENV=[unset]',
         'token=[unset] key=[unset]',
-        'ci=[allowed-by-the-deployment] plain=[plain value]',
+        'ci=[allowed-by-the-deployment] plain=[unset] named=[named by the deployment]',
+        'sshpass=[unset] redis=[unset] path=[set]',
         'NO_COLOR=1 TERM=dumb PAGER=cat GIT_PAGER=cat',
         '0',
       ].join('\n'),

@@ -1,13 +1,31 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
+  DEFAULT_ALLOWED_ENV,
   FIXED_ENV,
+  EXPORTED_FUNCTION_PREFIX,
   SHELL_HOOK_ENV_NAMES,
   compileEnvPatterns,
   createCommandEnvironment,
   isSecretEnvName,
   isShellHookEnvName,
 } from './command-environment.js'
+
+/** A case-sensitive reading of one allow-list glob, written apart from the implementation. */
+function globMatches(pattern: string, name: string): boolean {
+  const parts = pattern.split('*')
+  if (parts.length === 1) return pattern === name
+  const first = parts[0] as string
+  const last = parts[parts.length - 1] as string
+  if (!name.startsWith(first) || name.length < first.length + last.length) return false
+  let at = first.length
+  for (const part of parts.slice(1, -1)) {
+    const found = name.indexOf(part, at)
+    if (found < 0 || found + part.length > name.length - last.length) return false
+    at = found + part.length
+  }
+  return name.endsWith(last)
+}
 
 describe('isSecretEnvName', () => {
   it.each([
@@ -42,6 +60,11 @@ describe('isSecretEnvName', () => {
     'GH_PAT',
     'OP_SESSION_my',
     'DOCKER_AUTH_CONFIG',
+    'SSHPASS',
+    'REDIS_URL',
+    'MONGODB_URI',
+    'POSTGRES_URL',
+    'GOOGLE_CLOUD_KEYFILE_JSON',
   ])('treats %s as a secret', (name) => {
     expect(isSecretEnvName(name)).toBe(true)
   })
@@ -86,17 +109,56 @@ describe('createCommandEnvironment', () => {
     UNDEFINED_ONE: undefined,
   }
 
-  it('removes secrets, hooks and exported functions and sets the fixed variables', () => {
+  it('passes only the core allow list by default, without hooks, and sets the fixed variables', () => {
     const env = createCommandEnvironment(parent)
     expect(env).toEqual({
       PATH: '/usr/bin:/bin',
       HOME: '/home/me',
-      TOKENIZERS_PARALLELISM: 'false',
       ...FIXED_ENV,
     })
   })
 
-  it('lets allow-listed secrets through, but never hooks', () => {
+  it('withholds the credentials a deny list let through (SSHPASS, connection URLs, proxy passwords, key files)', () => {
+    const host = {
+      PATH: '/bin',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      SSHPASS: 'hunter2',
+      REDIS_URL: 'redis://:pw@cache:6379',
+      MONGODB_URI: 'mongodb://admin:pw@db/app',
+      POSTGRES_URL: 'postgres://app:pw@db/app',
+      HTTPS_PROXY: 'http://me:pw@proxy:3128',
+      https_proxy: 'http://me:pw@proxy:3128',
+      GOOGLE_CLOUD_KEYFILE_JSON: '{"private_key":"..."}',
+      SOMETHING_NOBODY_LISTED: 'could be anything',
+    }
+    expect(createCommandEnvironment(host)).toEqual({ PATH: '/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ...FIXED_ENV })
+  })
+
+  it('passes host variables the deployment names; a glob never reaches a secret-looking name or a URL with a password', () => {
+    const host = {
+      PATH: '/bin',
+      CI: 'true',
+      CI_COMMIT_SHA: 'abc',
+      CI_JOB_TOKEN: 'ci-token',
+      CI_REGISTRY_URL: 'https://registry',
+      HTTP_PROXY: 'http://me:pw@proxy:3128',
+      NO_PROXY: 'localhost',
+      http_proxy: 'http://proxy:3128',
+    }
+    const env = createCommandEnvironment(host, { allowEnv: ['CI', 'CI_*', '*_PROXY', '*_proxy'] })
+    expect(env).toEqual({ PATH: '/bin', CI: 'true', CI_COMMIT_SHA: 'abc', NO_PROXY: 'localhost', http_proxy: 'http://proxy:3128', ...FIXED_ENV })
+    const named = createCommandEnvironment(host, { allowEnv: ['CI_JOB_TOKEN', 'HTTP_PROXY'] })
+    expect(named['CI_JOB_TOKEN']).toBe('ci-token')
+    expect(named['HTTP_PROXY']).toBe('http://me:pw@proxy:3128')
+  })
+
+  it('compares allow-listed names case-sensitively', () => {
+    const env = createCommandEnvironment({ path: '/evil', Home: '/x', PATH: '/bin' }, { allowEnv: ['MY_VAR'] })
+    expect(env).toEqual({ PATH: '/bin', ...FIXED_ENV })
+  })
+
+  it('lets secrets the deployment names through, but never hooks', () => {
     const env = createCommandEnvironment(parent, { allowEnv: ['CI_JOB_TOKEN', 'BASH_*', 'ENV'] })
     expect(env['CI_JOB_TOKEN']).toBe('ci-token')
     expect(env['GITHUB_TOKEN']).toBeUndefined()
@@ -106,7 +168,7 @@ describe('createCommandEnvironment', () => {
   })
 
   it('applies extra deny patterns over allows and the defaults', () => {
-    const env = createCommandEnvironment(parent, { allowEnv: ['CI_JOB_TOKEN'], denyEnv: ['CI_*', 'HOME', 'TOKENIZERS_*'] })
+    const env = createCommandEnvironment(parent, { allowEnv: ['CI_JOB_TOKEN', 'TOKENIZERS_PARALLELISM'], denyEnv: ['CI_*', 'HOME', 'TOKENIZERS_*'] })
     expect(env['CI_JOB_TOKEN']).toBeUndefined()
     expect(env['HOME']).toBeUndefined()
     expect(env['TOKENIZERS_PARALLELISM']).toBeUndefined()
@@ -121,7 +183,7 @@ describe('createCommandEnvironment', () => {
 
   it('keeps a variable named __proto__ as a variable', () => {
     const source = JSON.parse('{"__proto__": "x", "PATH": "/bin"}') as Record<string, string>
-    const env = createCommandEnvironment(source)
+    const env = createCommandEnvironment(source, { allowEnv: ['__proto__'] })
     expect(Object.keys(env)).toContain('__proto__')
     expect(env['__proto__']).toBe('x')
   })
@@ -138,10 +200,54 @@ describe('createCommandEnvironment', () => {
         const env = createCommandEnvironment(source)
         for (const key of Object.keys(env)) {
           expect(isShellHookEnvName(key)).toBe(false)
-          if (!Object.hasOwn(FIXED_ENV, key) && key !== 'TOKENIZERS_PARALLELISM') expect(isSecretEnvName(key)).toBe(false)
+          if (!Object.hasOwn(FIXED_ENV, key)) expect(isSecretEnvName(key)).toBe(false)
         }
         for (const [key, value] of Object.entries(FIXED_ENV)) expect(env[key]).toBe(value)
       }),
+    )
+  })
+
+  it('holds only allow-listed or deployment names plus the fixed variables, and never a start-up hook, for any host and deployment', () => {
+    const corePool = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TERM', 'PWD']
+    const credentialPool = ['SSHPASS', 'REDIS_URL', 'MONGODB_URI', 'POSTGRES_URL', 'HTTPS_PROXY', 'http_proxy', 'GOOGLE_CLOUD_KEYFILE_JSON', 'CI_JOB_TOKEN', 'SSH_AUTH_SOCK']
+    const hookName = fc.oneof(
+      fc.constantFrom(...SHELL_HOOK_ENV_NAMES),
+      fc.string({ minLength: 0, maxLength: 8 }).map((suffix) => `${EXPORTED_FUNCTION_PREFIX}${suffix}`),
+    )
+    const hostName = fc.oneof(
+      fc.constantFrom(...corePool, ...credentialPool),
+      hookName,
+      fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,10}$/),
+      fc.string({ minLength: 1, maxLength: 10 }),
+    )
+    const hostValue = fc.oneof(fc.string(), fc.constantFrom('http://me:pw@proxy:3128', 'redis://:pw@cache'), fc.constant(undefined))
+    const allowPattern = fc.oneof(
+      fc.constantFrom(...credentialPool, 'CI_*', '*_PROXY', '*', 'BASH_*', 'ENV', 'BASH_ENV'),
+      fc.stringMatching(/^[A-Za-z_*][A-Za-z0-9_*]{0,6}$/),
+    )
+    const deploymentEnv = fc.dictionary(fc.oneof(fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,8}$/), hookName), fc.string(), { maxKeys: 4 })
+    fc.assert(
+      fc.property(
+        fc.dictionary(hostName, hostValue),
+        fc.array(allowPattern, { maxLength: 5 }),
+        deploymentEnv,
+        (source, allowEnv, env) => {
+          const result = createCommandEnvironment(source, { allowEnv, env })
+          const admitted = (key: string): boolean =>
+            [...DEFAULT_ALLOWED_ENV, ...allowEnv].some((pattern) => globMatches(pattern, key))
+          for (const key of Object.keys(result)) {
+            expect(isShellHookEnvName(key)).toBe(false)
+            if (Object.hasOwn(FIXED_ENV, key) || Object.hasOwn(env, key)) continue
+            // Anything else came from the host, unchanged, under a name an allow list admits (case-sensitively).
+            expect(admitted(key), `${key} is neither allow-listed, set by the deployment nor fixed`).toBe(true)
+            expect(result[key]).toBe(source[key])
+            // A secret-looking host name is here only when the deployment named it exactly.
+            if (isSecretEnvName(key)) expect(allowEnv).toContain(key)
+          }
+          for (const [key, value] of Object.entries(FIXED_ENV)) expect(result[key]).toBe(value)
+        },
+      ),
+      { numRuns: 300 },
     )
   })
 })

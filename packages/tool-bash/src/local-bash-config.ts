@@ -28,11 +28,16 @@ export interface LocalBashConfig {
   spillCapBytes?: number | undefined
   /** Where the executor's private temp directory is created. Must exist. Default: `os.tmpdir()`. */
   tempDir?: string | undefined
-  /** Extra variable names or `*` globs let through although they look like secrets. Default: none. */
+  /**
+   * Host variable names or `*` globs (case-sensitive) passed to commands besides the core allow list
+   * (`DEFAULT_ALLOWED_ENV`: `PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`, `LANG`, `LANGUAGE`, `LC_*`, `TZ`, `TMPDIR`).
+   * Every other host variable is withheld. A secret-looking name passes only when named exactly, not through a glob.
+   * Shell start-up hooks never pass. Default: none.
+   */
   allowEnv?: readonly string[] | undefined
-  /** Extra variable names or `*` globs treated as secrets (they win over `allowEnv`). Default: none. */
+  /** Variable names or `*` globs (case-insensitive) never passed from the host, whatever the allow lists say. Default: none. */
   denyEnv?: readonly string[] | undefined
-  /** Variables set for every command after scrubbing; may not name shell hooks or `NO_COLOR`/`TERM`/`PAGER`/`GIT_PAGER`. Default: none. */
+  /** Variables set for every command (explicit values, not taken from the host); may not name shell hooks or `NO_COLOR`/`TERM`/`PAGER`/`GIT_PAGER`. Default: none. */
   env?: Readonly<Record<string, string>> | undefined
 }
 
@@ -56,9 +61,9 @@ export interface ResolvedLocalBashConfig {
   readonly spillCapBytes: number
   /** Where the private spill directory is made (absolute). */
   readonly tempDir: string
-  /** Extra allowed variable names or globs. */
+  /** Host variable names or globs passed besides the core allow list. */
   readonly allowEnv: readonly string[]
-  /** Extra denied variable names or globs. */
+  /** Variable names or globs never passed from the host. */
   readonly denyEnv: readonly string[]
   /** Variables set for every command. */
   readonly env: Readonly<Record<string, string>>

@@ -281,16 +281,18 @@ describe('environment', () => {
     expect(existsSync(marker)).toBe(false)
   })
 
-  it('keeps secrets out unless the deployment allow-lists them, and sets the fixed variables', async () => {
+  it('passes only allow-listed host variables (secrets only when named exactly), and sets the fixed variables', async () => {
     setEnv('DSH_TEST_API_KEY', 'secret-1')
     setEnv('DSH_TEST_TOKEN', 'secret-2')
     setEnv('DSH_TEST_PLAIN', 'plain')
+    setEnv('DSH_TEST_OTHER', 'not named')
     setEnv('TERM', 'xterm-256color')
-    const { bash } = await executor({ allowEnv: ['DSH_TEST_TOKEN'], env: { DSH_TEST_EXTRA: 'extra' } })
+    const { bash } = await executor({ allowEnv: ['DSH_TEST_TOKEN', 'DSH_TEST_P*', 'DSH_TEST_API*'], env: { DSH_TEST_EXTRA: 'extra' } })
     const result = await bash.run({
-      command: 'echo "$DSH_TEST_API_KEY|$DSH_TEST_TOKEN|$DSH_TEST_PLAIN|$DSH_TEST_EXTRA|$NO_COLOR|$TERM|$PAGER|$GIT_PAGER"',
+      command:
+        'echo "$DSH_TEST_API_KEY|$DSH_TEST_TOKEN|$DSH_TEST_PLAIN|$DSH_TEST_OTHER|$DSH_TEST_EXTRA|$NO_COLOR|$TERM|$PAGER|$GIT_PAGER"',
     })
-    expect(output(result)).toBe('|secret-2|plain|extra|1|dumb|cat|cat\n')
+    expect(output(result)).toBe('|secret-2|plain||extra|1|dumb|cat|cat\n')
   })
 })
 
