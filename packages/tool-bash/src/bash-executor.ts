@@ -33,14 +33,23 @@ export interface ResolvedBashRequest {
 
 /** Where the full output of a stream went once it outgrew the in-memory window. */
 export interface SpillInfo {
-  /** The spill file (mode 0600, in the executor's private 0700 temp directory); `null` when none could be made. */
+  /**
+   * The spill file (mode 0600, in the executor's private 0700 temp directory); `null` when none holds any of the
+   * stream: it could not be made (the spill cap was used up, the directory or the file could not be created), or
+   * writing failed before a byte reached it. A path here always names a file that exists and holds `bytes` bytes.
+   */
   readonly path: string | null
-  /** Bytes written to it (or queued for writing, while the command runs). */
+  /** Bytes written to it (or queued for writing, while the command runs); after a failure, the bytes that reached it. */
   readonly bytes: number
   /** True when the file holds the whole stream. */
   readonly complete: boolean
-  /** Why the file is not complete: the executor's spill cap was reached, or writing failed. */
+  /** Why the file is not complete: the executor's spill cap was reached, or creating or writing it failed. */
   readonly stoppedBy: 'cap' | 'error' | null
+  /**
+   * When creating or writing failed: why, briefly — the error code (such as `ENOSPC`, `ENOTDIR`, `EACCES`), or
+   * `removed` when the file was deleted or cut short (by the command itself, say) before the command ended.
+   */
+  readonly failure?: string | undefined
 }
 
 /**

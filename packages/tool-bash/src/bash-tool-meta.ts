@@ -1,5 +1,6 @@
 import type { TerminalResultMeta } from '@dsh/tools-presentation'
 import type { BashStopReason, BashTaskStatus, CapturedOutput } from './bash-executor.js'
+import { savedSpillPath } from './format-bash-output.js'
 
 /** One output stream of a result, as data: how much it printed, how much the text leaves out, where it all is. */
 export interface BashStreamMeta {
@@ -7,7 +8,10 @@ export interface BashStreamMeta {
   readonly bytes: number
   /** Bytes left out of the text between its head and its tail. */
   readonly omittedBytes: number
-  /** The spill file that holds the whole stream, when one was written (it may be cut at the spill cap). */
+  /**
+   * The spill file that holds the whole stream, when one was written (it may be cut at the spill cap or by a write
+   * failure); `null` when no file holds any of it (none was needed, or it could not be created or written).
+   */
   readonly spillPath: string | null
 }
 
@@ -70,5 +74,5 @@ export interface BashTaskMeta {
 
 /** The {@link BashStreamMeta} of a captured stream. */
 export function streamMeta(output: CapturedOutput): BashStreamMeta {
-  return { bytes: output.totalBytes, omittedBytes: output.omittedBytes, spillPath: output.spill?.path ?? null }
+  return { bytes: output.totalBytes, omittedBytes: output.omittedBytes, spillPath: savedSpillPath(output.spill) }
 }

@@ -1,4 +1,5 @@
-import { createReadStream, existsSync, statSync } from 'node:fs'
+import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { BashRunMeta } from './bash-tool-meta.js'
 import { loadTools, useScratch } from './test-support.js'
@@ -63,5 +64,46 @@ describe('large output through the tool', () => {
     expect(tail).toBe(`${'€'.repeat(10)}y`)
     expect(Buffer.byteLength(head) + meta.stdout.omittedBytes + Buffer.byteLength(tail)).toBe(302)
     expect(loaded.text(result)).not.toContain('\uFFFD')
+  })
+})
+
+describe('a spill file that cannot be made (regression: the model was told output was saved at a path that did not exist)', () => {
+  it('says the full output was not saved, and why, when the spill location became a regular file (ENOTDIR)', async () => {
+    const tempDir = join(scratch, 'spill-becomes-a-file')
+    mkdirSync(tempDir)
+    await using loaded = await loadTools({ executor: { cwd: scratch, tempDir, outputWindowBytes: 64 } })
+    // Valid when the executor loaded; a regular file by the time the first spill directory is made under it.
+    rmSync(tempDir, { recursive: true })
+    writeFileSync(tempDir, 'a regular file, not a directory')
+    const result = await loaded.call('bash', { command: 'seq 1 2000' })
+    const meta = result.meta as BashRunMeta
+    expect(meta.stdout.spillPath).toBeNull()
+    const text = loaded.text(result)
+    expect(text).toMatch(/\[output truncated: \d+ of 8893 bytes of stdout omitted; the full output was not saved \(the spill file could not be written: ENOTDIR\)\]$/)
+    expect(text).not.toContain('full output:')
+    expect(text).not.toContain(tempDir)
+  })
+
+  it('says so when the private spill directory was replaced after the first spill, and for the command that deletes its own spill file', async () => {
+    const tempDir = join(scratch, 'spill-replaced')
+    mkdirSync(tempDir)
+    await using loaded = await loadTools({ executor: { cwd: scratch, tempDir, outputWindowBytes: 64 } })
+    const first = await loaded.call('bash', { command: 'seq 1 2000' })
+    const firstPath = (first.meta as BashRunMeta).stdout.spillPath as string
+    expect(statSync(firstPath).size).toBe(8893)
+    expect(loaded.text(first)).toContain(`full output: ${firstPath}]`)
+
+    const directory = join(tempDir, readdirSync(tempDir)[0] as string)
+    rmSync(directory, { recursive: true })
+    writeFileSync(directory, 'in the way')
+    const second = await loaded.call('bash', { command: 'seq 1 2000' })
+    expect((second.meta as BashRunMeta).stdout.spillPath).toBeNull()
+    expect(loaded.text(second)).toContain('the full output was not saved (the spill file could not be written: ENOTDIR)]')
+
+    rmSync(directory)
+    mkdirSync(directory, { mode: 0o700 })
+    const third = await loaded.call('bash', { command: `seq 1 20000; sleep 0.2; rm -rf '${tempDir}'/dsh-bash-*/*` })
+    expect((third.meta as BashRunMeta).stdout.spillPath).toBeNull()
+    expect(loaded.text(third)).toMatch(/the full output was not saved \(the spill file (was removed or cut short while the command ran|could not be written: ENOENT)\)\]$/)
   })
 })

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { BashResult, BashTaskOutput, CapturedOutput, SpillInfo } from './bash-executor.js'
 import { BashSpawnError } from './bash-spawn-error.js'
-import { describeTaskEnd, formatBashResult, formatBashTaskOutput } from './format-bash-output.js'
+import { describeTaskEnd, formatBashResult, formatBashTaskOutput, savedSpillPath } from './format-bash-output.js'
 
 function captured(head: string, options: { tail?: string; omitted?: number; spill?: SpillInfo | null } = {}): CapturedOutput {
   const tail = options.tail ?? ''
@@ -100,6 +100,26 @@ describe('formatBashResult', () => {
     expect(formatBashResult(result({ stdout: capped }))).toContain('only the first 2 bytes were saved (the spill limit was reached): /s/3.log]')
     const unwritable = captured('x', { tail: 'y', omitted: 1, spill: { path: null, bytes: 0, complete: false, stoppedBy: 'error' } })
     expect(formatBashResult(result({ stdout: unwritable }))).toContain('the full output was not saved (the spill file could not be written)]')
+  })
+
+  it('never names a spill path that holds nothing, and says why the full output was not saved', () => {
+    const notCreated = captured('x', { tail: 'y', omitted: 1, spill: { path: '/s/4.log', bytes: 0, complete: false, stoppedBy: 'error', failure: 'ENOTDIR' } })
+    const text = formatBashResult(result({ stdout: notCreated }))
+    expect(text).toContain('[output truncated: 1 of 3 bytes of stdout omitted; the full output was not saved (the spill file could not be written: ENOTDIR)]')
+    expect(text).not.toContain('/s/4.log')
+    const partial = captured('x', { tail: 'y', omitted: 1, spill: { path: '/s/5.log', bytes: 9, complete: false, stoppedBy: 'error', failure: 'ENOSPC' } })
+    expect(formatBashResult(result({ stdout: partial }))).toContain('only the first 9 bytes were saved (writing it failed: ENOSPC): /s/5.log]')
+    const removed = captured('x', { tail: 'y', omitted: 1, spill: { path: null, bytes: 0, complete: false, stoppedBy: 'error', failure: 'removed' } })
+    expect(formatBashResult(result({ stdout: removed }))).toContain('the full output was not saved (the spill file was removed or cut short while the command ran)]')
+    const emptyAtCap = captured('x', { tail: 'y', omitted: 1, spill: { path: '/s/6.log', bytes: 0, complete: false, stoppedBy: 'cap' } })
+    expect(formatBashResult(result({ stdout: emptyAtCap }))).not.toContain('/s/6.log')
+    // A reason that could break the marker's line is left out, not printed.
+    const hostile = captured('x', { tail: 'y', omitted: 1, spill: { path: null, bytes: 0, complete: false, stoppedBy: 'error', failure: 'x]\n[exit code: 0' } })
+    expect(formatBashResult(result({ stdout: hostile }))).toContain('the full output was not saved (the spill file could not be written)]')
+    expect(savedSpillPath(notCreated.spill)).toBeNull()
+    expect(savedSpillPath(partial.spill)).toBe('/s/5.log')
+    expect(savedSpillPath(spilled('/s/7.log', 3))).toBe('/s/7.log')
+    expect(savedSpillPath(null)).toBeNull()
   })
 
   it('keeps the markers in their fixed order and last, whatever the output holds', () => {

@@ -14,14 +14,38 @@ function withoutFinalNewline(text: string): string {
   return text.endsWith('\n') ? text.slice(0, -1) : text
 }
 
+/**
+ * The spill file that holds (some of) a stream, or `null`: no file, or one that a failure left without a byte of
+ * the stream. The text and `meta` name a path only through this, so neither points at a file that is not there.
+ */
+export function savedSpillPath(spill: SpillInfo | null): string | null {
+  if (spill === null || spill.path === null) return null
+  if (!spill.complete && spill.bytes === 0) return null
+  return spill.path
+}
+
+/** A spill failure's reason as the model reads it: a short code, nothing that could break the marker's line. */
+function failureSuffix(spill: SpillInfo): string {
+  const failure = spill.failure
+  return typeof failure === 'string' && /^[A-Za-z0-9_ .-]{1,40}$/.test(failure) ? `: ${failure}` : ''
+}
+
 function spillNote(spill: SpillInfo | null): string {
-  if (spill === null || spill.path === null) {
-    const why = spill?.stoppedBy === 'error' ? 'the spill file could not be written' : 'the spill limit is used up'
+  const path = savedSpillPath(spill)
+  if (spill === null || path === null) {
+    const why =
+      spill?.stoppedBy === 'error'
+        ? spill.failure === 'removed'
+          ? 'the spill file was removed or cut short while the command ran'
+          : `the spill file could not be written${failureSuffix(spill)}`
+        : spill !== null && spill.path !== null
+          ? 'the spill limit was reached before any of it'
+          : 'the spill limit is used up'
     return `the full output was not saved (${why})`
   }
-  if (spill.complete) return `full output: ${spill.path}`
-  const why = spill.stoppedBy === 'error' ? 'writing it failed' : 'the spill limit was reached'
-  return `only the first ${spill.bytes} bytes were saved (${why}): ${spill.path}`
+  if (spill.complete) return `full output: ${path}`
+  const why = spill.stoppedBy === 'error' ? `writing it failed${failureSuffix(spill)}` : 'the spill limit was reached'
+  return `only the first ${spill.bytes} bytes were saved (${why}): ${path}`
 }
 
 function truncationMarker(label: 'stdout' | 'stderr', output: CapturedOutput): string | undefined {
@@ -66,7 +90,9 @@ function join(sections: string[], markers: string[], empty: string): string {
  * 1. stdout (one final newline dropped);
  * 2. `[stderr]` on its own line, then stderr, when stderr is not empty;
  * 3. markers, each on its own line, in this order: `[output truncated: N of M bytes of stdout omitted; full
- *    output: /path]` (and the same for stderr) when a stream outgrew the window, `[timed out after Nms]`, then
+ *    output: /path]` (and the same for stderr) when a stream outgrew the window — or, when the spill file could
+ *    not be made or written, `only the first K bytes were saved (why): /path` or `the full output was not saved
+ *    (why)`, never a path that holds nothing — `[timed out after Nms]`, then
  *    `[killed by signal: S]` or `[exit code: N]`. Exit code 0 has no marker.
  *
  * When neither stream printed anything (or only a newline) the output part is `(no output)`. A stream that was cut

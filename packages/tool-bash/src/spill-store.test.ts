@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
@@ -53,7 +53,7 @@ describe('SpillStore', () => {
     const store = new SpillStore({ root: join(root, 'missing', 'deeper'), capBytes: 100, onError })
     const writer = store.open('stdout')
     expect(writer.write(Buffer.from('x'))).toBe(true)
-    expect(writer.info()).toEqual({ path: null, bytes: 0, complete: false, stoppedBy: 'error' })
+    expect(writer.info()).toEqual({ path: null, bytes: 0, complete: false, stoppedBy: 'error', failure: 'ENOENT' })
     expect(onError).toHaveBeenCalledOnce()
     await store.dispose()
   })
@@ -94,4 +94,66 @@ describe('SpillStore', () => {
     expect(statSync(writer.path as string).size).toBe(writes * big.length)
     await store.dispose()
   })
+
+  it('names no path and says why when the directory cannot be made under a regular file (ENOTDIR)', async () => {
+    const onError = vi.fn()
+    const file = join(root, 'a-regular-file')
+    writeFileSync(file, 'not a directory')
+    const store = new SpillStore({ root: join(file, 'below'), capBytes: 100, onError })
+    const writer = store.open('stdout')
+    writer.write(Buffer.from('lost'))
+    await writer.close()
+    expect(writer.info()).toEqual({ path: null, bytes: 0, complete: false, stoppedBy: 'error', failure: 'ENOTDIR' })
+    expect(store.usedBytes).toBe(0)
+    await store.dispose()
+  })
+
+  it('names no path, counts no bytes and gives the cap back when the file itself cannot be created', async () => {
+    const onError = vi.fn()
+    const store = new SpillStore({ root, capBytes: 1_000, onError })
+    const first = store.open('stdout')
+    first.write(Buffer.from('kept'))
+    await first.close()
+    // The private directory made for the first file is replaced by a regular file: creating the next one fails
+    // with ENOTDIR, after `open` has returned (the failure the old code reported as a saved path).
+    const directory = store.path as string
+    rmSync(directory, { recursive: true, force: true })
+    writeFileSync(directory, 'in the way')
+    const second = store.open('stderr')
+    expect(second.write(Buffer.from('never reaches a file'))).toBe(true)
+    await second.close()
+    expect(second.info()).toEqual({ path: null, bytes: 0, complete: false, stoppedBy: 'error', failure: 'ENOTDIR' })
+    expect(existsSync(second.path as string)).toBe(false)
+    expect(store.usedBytes).toBe(4)
+    expect(onError).toHaveBeenCalledWith(expect.stringContaining('cannot write the spill file'), expect.objectContaining({ code: 'ENOTDIR' }))
+    rmSync(directory, { force: true })
+    await store.dispose()
+  })
+
+  it('reports a file deleted before it was closed as removed, with no path', async () => {
+    const store = new SpillStore({ root, capBytes: 1_000, onError: vi.fn() })
+    const writer = store.open('stdout')
+    writer.write(Buffer.from('written, then deleted'))
+    await new Promise<void>((resolve) => writer.whenDrained(resolve))
+    await waitUntilExists(writer.path as string)
+    rmSync(writer.path as string)
+    await writer.close()
+    expect(writer.info()).toEqual({ path: null, bytes: 0, complete: false, stoppedBy: 'error', failure: 'removed' })
+    await store.dispose()
+  })
+
+  it('keeps naming a file that holds the stream after closing', async () => {
+    const store = new SpillStore({ root, capBytes: 1_000, onError: vi.fn() })
+    const writer = store.open('stdout')
+    writer.write(Buffer.from('all of it'))
+    await writer.close()
+    expect(writer.info()).toEqual({ path: writer.path, bytes: 9, complete: true, stoppedBy: null })
+    expect(readFileSync(writer.path as string, 'utf8')).toBe('all of it')
+    await store.dispose()
+  })
 })
+
+async function waitUntilExists(path: string): Promise<void> {
+  for (let attempt = 0; attempt < 200 && !existsSync(path); attempt++) await new Promise((resolve) => setTimeout(resolve, 5))
+  expect(existsSync(path)).toBe(true)
+}

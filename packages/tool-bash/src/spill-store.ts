@@ -1,5 +1,5 @@
 import { createWriteStream, mkdtempSync, chmodSync, type WriteStream } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SpillInfo } from './bash-executor.js'
 
@@ -44,6 +44,11 @@ export class SpillStore {
     return granted
   }
 
+  /** @internal Returns bytes granted to a file that never received them (its writes failed). */
+  giveBack(bytes: number): void {
+    this.used = Math.max(0, this.used - Math.max(0, bytes))
+  }
+
   /** Opens a new spill file named after `label` (for example `stdout`). */
   open(label: string): SpillWriter {
     if (this.disposed || this.capBytes - this.used <= 0) return new SpillWriter(this, null, 'cap')
@@ -55,7 +60,7 @@ export class SpillStore {
       }
     } catch (error) {
       this.onError(`cannot create the spill directory under ${this.root}`, error)
-      return new SpillWriter(this, null, 'error')
+      return new SpillWriter(this, null, 'error', failureCode(error))
     }
     this.sequence += 1
     const path = join(this.directory, `${String(this.sequence).padStart(6, '0')}-${label}.log`)
@@ -84,24 +89,46 @@ export class SpillStore {
   }
 }
 
-/** One spill file being written. Writes are queued in order; {@link SpillWriter.write} reports backpressure. */
+/** The short reason the model and `meta` get for a failed spill: the error code, else the error's name. */
+function failureCode(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code
+  if (typeof code === 'string' && /^[A-Z0-9_]{1,32}$/.test(code)) return code
+  return error instanceof Error ? error.name : 'unknown error'
+}
+
+/**
+ * One spill file being written. Writes are queued in order; {@link SpillWriter.write} reports backpressure. What it
+ * reports ({@link SpillWriter.info}) is what reached the file: after a failure (the file could not be created, a
+ * write hit `ENOSPC`) the byte count is what was really written, and no path is named when nothing was.
+ */
 export class SpillWriter {
+  /** The file this writer creates (it may fail to); {@link SpillWriter.info} says whether it holds anything. */
   readonly path: string | null
+  /** Bytes granted by the cap and handed to the stream. */
   private bytes = 0
   private stoppedBy: 'cap' | 'error' | null
+  private failure: string | undefined
   private stream: WriteStream | null = null
   private closing: Promise<void> | null = null
   private readonly store: SpillStore
   private drainWaiters: (() => void)[] = []
 
-  constructor(store: SpillStore, path: string | null, stoppedBy: 'cap' | 'error' | null) {
+  constructor(store: SpillStore, path: string | null, stoppedBy: 'cap' | 'error' | null, failure?: string) {
     this.store = store
     this.path = path
     this.stoppedBy = stoppedBy
+    this.failure = failure
     if (path !== null) {
       const stream = createWriteStream(path, { flags: 'wx', mode: 0o600, highWaterMark: SPILL_HIGH_WATER_MARK })
       stream.on('error', (error) => {
-        if (this.stoppedBy === null) this.stoppedBy = 'error'
+        if (this.failure === undefined) {
+          // Whatever the cap stopped before, the file is now cut by the failure, at what really reached it.
+          this.stoppedBy = 'error'
+          this.failure = failureCode(error)
+          const written = stream.bytesWritten
+          store.giveBack(this.bytes - written)
+          this.bytes = written
+        }
         store.report(`cannot write the spill file ${path}`, error)
         this.wake()
       })
@@ -110,13 +137,16 @@ export class SpillWriter {
     }
   }
 
-  /** What the result reports about this file. */
+  /** What the result reports about this file: never a path to a file that holds nothing of the stream. */
   info(): SpillInfo {
+    const failed = this.failure !== undefined
+    const nothingSaved = this.path === null || (this.stoppedBy !== null && this.bytes === 0)
     return Object.freeze({
-      path: this.path,
+      path: nothingSaved ? null : this.path,
       bytes: this.bytes,
       complete: this.stoppedBy === null,
       stoppedBy: this.stoppedBy,
+      ...(failed ? { failure: this.failure } : {}),
     })
   }
 
@@ -154,21 +184,39 @@ export class SpillWriter {
     for (const waiter of waiters) waiter()
   }
 
-  /** Flushes and closes the file. Idempotent; never rejects. */
+  /**
+   * Flushes and closes the file, then checks that it is still there (a command can delete its own spill file):
+   * a file that is gone is reported as a failure (`removed`), with no path. Idempotent; never rejects.
+   */
   close(): Promise<void> {
     if (this.closing !== null) return this.closing
     const stream = this.stream
-    this.closing =
+    const flushed =
       stream === null || stream.closed
         ? Promise.resolve()
         : new Promise<void>((resolve) => {
             stream.once('close', () => resolve())
             stream.end()
           })
+    this.closing = flushed.then(() => this.checkKept())
     void this.closing.then(() => {
       this.wake()
       this.store.release(this)
     })
     return this.closing
+  }
+
+  private async checkKept(): Promise<void> {
+    const path = this.path
+    if (path === null || this.bytes === 0 || this.failure !== undefined) return
+    try {
+      const file = await stat(path)
+      if (file.isFile() && file.size >= this.bytes) return
+    } catch {
+      // Gone (or no longer reachable): reported below.
+    }
+    this.stoppedBy = 'error'
+    this.failure = 'removed'
+    this.bytes = 0
   }
 }
