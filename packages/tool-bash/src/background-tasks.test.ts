@@ -2,16 +2,22 @@ import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, writeFileSyn
 import { join } from 'node:path'
 import type { Agent } from '@dsh/tools-core'
 import { createTestAgent, createToolContext } from '@dsh/tools-testing'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
+import { BackgroundTasks } from './background-tasks.js'
 import type { BashStartMeta, BashTaskMeta } from './bash-tool-meta.js'
 import { BashTools } from './bash-tools.js'
+import { resolveBashToolsConfig, type BashToolsConfig } from './bash-tools-config.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 import { isProcessAlive } from './process-group.js'
-import { pidsIn, resultText, useScratch, useTools, waitFor, type LoadedTools } from './test-support.js'
+import { UnknownBashTaskError } from './unknown-bash-task-error.js'
+import { pidsIn, resultText, useExecutors, useScratch, useTools, waitFor, type LoadedTools } from './test-support.js'
 
 const dirs = useScratch('tool-bash-background-')
 const { scratch, spillRoot } = dirs
 const tools = useTools(dirs)
+const executors = useExecutors(dirs)
 
 async function start(loaded: LoadedTools, command: string, agent?: Agent): Promise<string> {
   const result = await loaded.call('bash', { command, run_in_background: true }, agent === undefined ? {} : { agent })
@@ -187,6 +193,127 @@ describe('ownership', () => {
     await waitFor(() => agent.injected.length === 2)
     expect(await loaded.call('bash_output', { task_id: first }, { agent })).toMatchObject({ error: { code: 'BASH_UNKNOWN_TASK' } })
     expect(resultText(await loaded.call('bash_output', { task_id: second }, { agent }))).toBe(`2\n[task ${second} has finished]`)
+  })
+})
+
+describe('retention of finished, unread tasks (regression: they kept their agent objects alive for ever)', () => {
+  it('keeps at most maxFinishedTasks per agent: the oldest finished is dropped, and reading it says it expired', async () => {
+    const loaded = await tools({ tools: { maxFinishedTasks: 2 } })
+    const agent = createTestAgent('hoarder')
+    const ids: string[] = []
+    for (let index = 1; index <= 3; index++) {
+      ids.push(await start(loaded, `echo ${index}`, agent))
+      await waitFor(() => agent.injected.length === index)
+    }
+    const [oldest, middle, newest] = ids as [string, string, string]
+    const expired = await loaded.call('bash_output', { task_id: oldest }, { agent })
+    expect(expired).toMatchObject({ isError: true, error: { name: 'UnknownBashTaskError', code: 'BASH_UNKNOWN_TASK' } })
+    expect(resultText(expired)).toBe(
+      `Background task "${oldest}" has expired: it finished and was not read while 2 newer finished tasks of this agent ` +
+        `waited (at most 2 finished, unread tasks are kept per agent), so its output was dropped and can no longer be read. ` +
+        `Your background tasks: ${middle} (finished), ${newest} (finished).`,
+    )
+    expect(await loaded.call('bash_kill', { task_id: oldest }, { agent })).toMatchObject({ error: { code: 'BASH_UNKNOWN_TASK' } })
+    // Another agent learns nothing: the same answer as for an id that never existed.
+    const other = createTestAgent('nosy')
+    const theirs = await loaded.call('bash_output', { task_id: oldest }, { agent: other })
+    const nobodys = await loaded.call('bash_output', { task_id: 'bash_999999' }, { agent: other })
+    expect(resultText(theirs).replace(oldest, 'ID')).toBe(resultText(nobodys).replace('bash_999999', 'ID'))
+    expect(resultText(await loaded.call('bash_output', { task_id: middle }, { agent }))).toBe(`2\n[task ${middle} has finished]`)
+    expect(resultText(await loaded.call('bash_output', { task_id: newest }, { agent }))).toBe(`3\n[task ${newest} has finished]`)
+  })
+
+  it('drops a finished task nobody read within finishedTaskRetentionMs, and says so; a running task is not timed out by it', async () => {
+    const loaded = await tools({ tools: { finishedTaskRetentionMs: 300 } })
+    const agent = createTestAgent('absent-minded')
+    const finished = await start(loaded, 'echo soon forgotten', agent)
+    const running = await start(loaded, 'sleep 1; echo still here', agent)
+    await waitFor(() => agent.injected.length === 1)
+    await new Promise((resolve) => setTimeout(resolve, 450))
+    const expired = await loaded.call('bash_output', { task_id: finished }, { agent })
+    expect(expired).toMatchObject({ isError: true, error: { code: 'BASH_UNKNOWN_TASK' } })
+    expect(resultText(expired)).toBe(
+      `Background task "${finished}" has expired: it finished and was not read within 300 ms, so its output was dropped ` +
+        `and can no longer be read. Your background tasks: ${running} (running).`,
+    )
+    const rest = await readUntil(loaded, running, () => false, agent)
+    expect(rest.texts.join('\n')).toContain('still here')
+    expect(rest.metas.at(-1)).toMatchObject({ status: 'completed', exitCode: 0 })
+  })
+
+  it('bash_output tells the model how long a finished task stays readable', async () => {
+    const described = async (config: BashToolsConfig): Promise<string> => {
+      const loaded = await tools({ tools: config })
+      const schema = loaded.t.tools.schemas().find((entry) => entry.name === 'bash_output')
+      return schema?.description ?? ''
+    }
+    expect(await described({})).toContain('A finished task nobody reads is dropped after 30 min (or once 16 newer finished tasks wait)')
+    expect(await described({ finishedTaskRetentionMs: 300, maxFinishedTasks: 2 })).toContain('dropped after 300 ms (or once 2 newer')
+  })
+
+  it('a finished task read in time is read normally', async () => {
+    const loaded = await tools({ tools: { finishedTaskRetentionMs: 5_000 } })
+    const agent = createTestAgent('prompt')
+    const taskId = await start(loaded, 'echo in time', agent)
+    await waitFor(() => agent.injected.length === 1)
+    expect(resultText(await loaded.call('bash_output', { task_id: taskId }, { agent }))).toBe(`in time\n[task ${taskId} has finished]`)
+  })
+})
+
+describe('what BackgroundTasks holds for an agent', () => {
+  const config = (overrides: BashToolsConfig = {}): ReturnType<typeof resolveBashToolsConfig> =>
+    resolveBashToolsConfig({ notifyOnCompletion: true, ...overrides })
+
+  it('has no entry for an agent once its tasks are read, killed or expired', async () => {
+    const { bash } = await executors()
+    const tasks = new BackgroundTasks(config({ finishedTaskRetentionMs: 200 }), () => {})
+    const reader = createTestAgent('reader')
+    const killer = createTestAgent('killer')
+    const idle = createTestAgent('idle')
+    const readRecord = await tasks.start(bash, reader, { command: 'echo read me' })
+    const killRecord = await tasks.start(bash, killer, { command: 'sleep 30' })
+    const idleRecord = await tasks.start(bash, idle, { command: 'echo never read' })
+    expect([tasks.holds(reader), tasks.holds(killer), tasks.holds(idle)]).toEqual([true, true, true])
+    await readRecord.task.done
+    await idleRecord.task.done
+    expect(tasks.read(reader, readRecord.id).outcome).toBeDefined()
+    expect(tasks.holds(reader)).toBe(false)
+    await tasks.kill(killer, killRecord.id)
+    expect(tasks.holds(killer)).toBe(false)
+    expect(tasks.holds(idle)).toBe(true)
+    await waitFor(() => !tasks.holds(idle))
+    expect(tasks.retained).toEqual({ tasks: 0, finished: 0 })
+    expect(() => tasks.read(idle, idleRecord.id)).toThrow(UnknownBashTaskError)
+    expect(() => tasks.read(idle, idleRecord.id)).toThrow('has expired: it finished and was not read within 200 ms')
+    await tasks.dispose()
+  })
+
+  it('does not keep an agent alive: an agent with finished, unread tasks that is otherwise gone is collected, and its tasks go with it', async () => {
+    setFlagsFromString('--expose-gc')
+    const collect = runInNewContext('gc') as () => void
+    const { bash } = await executors()
+    const tasks = new BackgroundTasks(config(), () => {})
+    let agent: Agent | undefined = createTestAgent('short-lived', { onInject: () => undefined })
+    const agentRef = new WeakRef(agent)
+    for (let index = 0; index < 3; index++) {
+      const record = await tasks.start(bash, agent, { command: `echo ${index}` })
+      await record.task.done
+    }
+    await waitFor(() => tasks.retained.finished === 3)
+    expect(tasks.holds(agent)).toBe(true)
+    agent = undefined
+    // A WeakRef's target survives the job that created or read it, so collect in a job of its own each time.
+    let collected = false
+    for (let attempt = 0; attempt < 50 && !(collected && tasks.retained.tasks === 0); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      collect()
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      collected = agentRef.deref() === undefined
+    }
+    expect(collected).toBe(true)
+    // The finalizer dropped what nobody can read any more.
+    expect(tasks.retained).toEqual({ tasks: 0, finished: 0 })
+    await tasks.dispose()
   })
 })
 

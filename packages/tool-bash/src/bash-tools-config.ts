@@ -20,6 +20,13 @@ export interface BashToolsConfig {
    */
   maxFinishedTasks?: number | undefined
   /**
+   * How long a finished background task stays readable, in ms, counted from when it ended: its output is dropped
+   * when no `bash_output` (or `bash_kill`) read it by then, and a later read answers `BASH_UNKNOWN_TASK` saying it
+   * expired. An integer from 1 to 2147483647. Default: 1800000 (30 minutes). An agent object that is gone takes its
+   * finished tasks with it earlier (they are held by the agent weakly).
+   */
+  finishedTaskRetentionMs?: number | undefined
+  /**
    * Tell the agent that started a background task when it finishes on its own (`agent.inject`, when the agent has
    * one). Default: true.
    */
@@ -32,6 +39,8 @@ export interface ResolvedBashToolsConfig {
   readonly maxBackgroundTasks: number
   /** Finished, unread background tasks kept per agent. */
   readonly maxFinishedTasks: number
+  /** How long a finished, unread background task stays readable, in ms. */
+  readonly finishedTaskRetentionMs: number
   /** Whether completion notices are injected. */
   readonly notifyOnCompletion: boolean
 }
@@ -40,10 +49,13 @@ export interface ResolvedBashToolsConfig {
 export const BASH_TOOLS_DEFAULTS: ResolvedBashToolsConfig = Object.freeze({
   maxBackgroundTasks: 8,
   maxFinishedTasks: 16,
+  finishedTaskRetentionMs: 1_800_000,
   notifyOnCompletion: true,
 })
 
 const MAX_TASKS = 1024
+/** The largest delay `setTimeout` honours. */
+const MAX_TIMER_MS = 2_147_483_647
 const KNOWN_KEYS: readonly string[] = Object.keys(BASH_TOOLS_DEFAULTS)
 
 /**
@@ -84,6 +96,17 @@ export function resolveWithIssues(
   }
   const maxBackgroundTasks = integer('maxBackgroundTasks', 1)
   const maxFinishedTasks = integer('maxFinishedTasks', 1)
+  let finishedTaskRetentionMs = BASH_TOOLS_DEFAULTS.finishedTaskRetentionMs
+  const retention = config['finishedTaskRetentionMs']
+  if (retention !== undefined) {
+    if (typeof retention === 'number' && Number.isInteger(retention) && retention >= 1 && retention <= MAX_TIMER_MS) {
+      finishedTaskRetentionMs = retention
+    } else {
+      issues.push(
+        `${prefix}finishedTaskRetentionMs: must be an integer from 1 to ${MAX_TIMER_MS}, got ${describeConfigValue(retention)}`,
+      )
+    }
+  }
   let notifyOnCompletion = BASH_TOOLS_DEFAULTS.notifyOnCompletion
   const notify = config['notifyOnCompletion']
   if (notify !== undefined) {
@@ -91,7 +114,7 @@ export function resolveWithIssues(
     else issues.push(`${prefix}notifyOnCompletion: must be a boolean, got ${describeConfigValue(notify)}`)
   }
   if (issues.length > 0) throw fail(issues)
-  return Object.freeze({ maxBackgroundTasks, maxFinishedTasks, notifyOnCompletion })
+  return Object.freeze({ maxBackgroundTasks, maxFinishedTasks, finishedTaskRetentionMs, notifyOnCompletion })
 }
 
 /**

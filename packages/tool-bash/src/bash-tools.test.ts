@@ -22,10 +22,16 @@ async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
 
 describe('configuration', () => {
   it('fills in the defaults and freezes the result', () => {
-    expect(resolveBashToolsConfig(undefined)).toEqual({ maxBackgroundTasks: 8, maxFinishedTasks: 16, notifyOnCompletion: true })
-    expect(resolveBashToolsConfig({ maxBackgroundTasks: 1, notifyOnCompletion: false })).toEqual({
+    expect(resolveBashToolsConfig(undefined)).toEqual({
+      maxBackgroundTasks: 8,
+      maxFinishedTasks: 16,
+      finishedTaskRetentionMs: 1_800_000,
+      notifyOnCompletion: true,
+    })
+    expect(resolveBashToolsConfig({ maxBackgroundTasks: 1, notifyOnCompletion: false, finishedTaskRetentionMs: 60_000 })).toEqual({
       maxBackgroundTasks: 1,
       maxFinishedTasks: 16,
+      finishedTaskRetentionMs: 60_000,
       notifyOnCompletion: false,
     })
     expect(Object.isFrozen(resolveBashToolsConfig({}))).toBe(true)
@@ -35,19 +41,21 @@ describe('configuration', () => {
   it('lists every problem, each starting with its key', () => {
     let error: unknown
     try {
-      resolveBashToolsConfig({ maxBackgroundTasks: 0, maxFinishedTasks: 2.5, notifyOnCompletion: 'yes', maxTasks: 3 })
+      resolveBashToolsConfig({ maxBackgroundTasks: 0, maxFinishedTasks: 2.5, finishedTaskRetentionMs: 0, notifyOnCompletion: 'yes', maxTasks: 3 })
     } catch (caught) {
       error = caught
     }
     expect(BashToolsConfigError.isInstance(error)).toBe(true)
     expect((error as BashToolsConfigError).issues).toEqual([
-      'maxTasks: unknown key (known keys: maxBackgroundTasks, maxFinishedTasks, notifyOnCompletion)',
+      'maxTasks: unknown key (known keys: maxBackgroundTasks, maxFinishedTasks, finishedTaskRetentionMs, notifyOnCompletion)',
       'maxBackgroundTasks: must be an integer from 1 to 1024, got 0',
       'maxFinishedTasks: must be an integer from 1 to 1024, got 2.5',
+      'finishedTaskRetentionMs: must be an integer from 1 to 2147483647, got 0',
       'notifyOnCompletion: must be a boolean, got "yes"',
     ])
     expect(() => resolveBashToolsConfig([])).toThrow('config: must be a plain object, got an array')
     expect(() => resolveBashToolsConfig({ maxBackgroundTasks: 1025 })).toThrow('got 1025')
+    expect(() => resolveBashToolsConfig({ finishedTaskRetentionMs: 2_147_483_648 })).toThrow('got 2147483648')
   })
 
   it('a bad config fails the load with the typed INVALID_CONFIG error and registers nothing', async () => {

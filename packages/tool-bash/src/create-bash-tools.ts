@@ -2,7 +2,7 @@ import { isAbsolute, join } from 'node:path'
 import type { ToolExecution, ToolResult, ToolResultView } from '@dsh/tools-core'
 import { genericCall, genericResult, terminalCall, terminalResultFromMeta, terminalResultMeta } from '@dsh/tools-presentation'
 import { defineTool, MAX_TIMEOUT_MS } from '@dsh/tools-schema'
-import type { BackgroundTasks, TaskRead } from './background-tasks.js'
+import { describeDuration, type BackgroundTasks, type TaskRead } from './background-tasks.js'
 import { BashAbortedError } from './bash-aborted-error.js'
 import type { BashExecutor, BashRequest, BashResult } from './bash-executor.js'
 import { BashRequestError } from './bash-request-error.js'
@@ -226,7 +226,9 @@ export function createBashTools(context: BashToolsContext) {
       'bash_output for it, laid out like bash output (stdout, `[stderr]`, markers), and its status: the text ends ' +
       'with `[task <id> is still running]`, or, once the task has ended, with its exit markers and ' +
       '`[task <id> has finished]` (or `was killed`, `failed to start: …`). After a read that shows the task ended, ' +
-      'the task is forgotten.',
+      'the task is forgotten. A finished task nobody reads is dropped after ' +
+      `${describeDuration(config.finishedTaskRetentionMs)} (or once ${config.maxFinishedTasks} newer ` +
+      'finished tasks wait), so read it soon.',
     parameters: taskIdParameter,
     concurrencySafe: true,
     execute(args, exec) {

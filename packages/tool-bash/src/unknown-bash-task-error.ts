@@ -3,9 +3,10 @@ import { BASH_ERROR_CODES } from './bash-error-codes.js'
 
 /**
  * `bash_output` or `bash_kill` named a background task the calling agent does not have (code `BASH_UNKNOWN_TASK`): no
- * such id, a task another agent started, or a finished task whose final output was already read. The message is
- * the same in every case, so an agent cannot learn whether another agent's task exists; it lists the caller's own
- * tasks instead.
+ * such id, a task another agent started, a finished task whose final output was already read, or one of the
+ * caller's finished tasks that was dropped unread (past `finishedTaskRetentionMs` or `maxFinishedTasks`). The
+ * message is the same in every case except the last, where it tells the owner (only) that the task expired and
+ * why, so an agent cannot learn whether another agent's task exists; it lists the caller's own tasks.
  */
 export class UnknownBashTaskError extends DshError {
   static override readonly brand: symbol = errorBrand('UnknownBashTaskError')
