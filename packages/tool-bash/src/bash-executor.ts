@@ -97,6 +97,14 @@ export interface BashResult {
   readonly timeoutMs: number
   /** Wall time from spawn until every process of the command was gone, in ms. */
   readonly durationMs: number
+  /**
+   * Set when output may have been lost because a pipe was closed before its end: `'drain'` when, after the shell
+   * exited and every process of the command was gone, a pipe was still open after the drain bound (the local
+   * executor's `drainTimeoutMs`; a process that left the command, such as one started with `setsid`, held it);
+   * `'stop'` when the command was stopped (timeout, abort, kill, disposal) after its shell had exited and a pipe
+   * was still open. `null` when both streams were read to their end.
+   */
+  readonly outputCutOff: 'drain' | 'stop' | null
   /** Standard output. */
   readonly stdout: CapturedOutput
   /** Standard error. */
@@ -137,7 +145,10 @@ export interface BashTask {
   readonly status: BashTaskStatus
   /** The outcome once it settled, else `undefined`. */
   readonly outcome: BashTaskOutcome | undefined
-  /** Settles (never rejects) when the task has ended and every process of it is gone. */
+  /**
+   * Settles (never rejects) when the task has ended and every process of it is gone (its output pipes closed, or
+   * cut off at the drain bound).
+   */
   readonly done: Promise<BashTaskOutcome>
   /**
    * The output since the previous read (the first read: since the start). A multi-byte character split across

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import type {
   BashResult,
   BashStopReason,
@@ -9,23 +9,16 @@ import type {
   ResolvedBashRequest,
 } from './bash-executor.js'
 import { BashSpawnError } from './bash-spawn-error.js'
-import { ProcessGroupWatch, signalProcessGroup } from './process-group.js'
+import { CommandProcesses, readForkCount } from './command-processes.js'
 import type { SpillStore } from './spill-store.js'
 import { StreamSink } from './stream-sink.js'
 
-/** Delays between checks for live processes of a group that is being stopped (the last one repeats). */
+/** Delays between checks for live processes of a command that is being stopped (the last one repeats). */
 const POLL_DELAYS_MS = [1, 1, 2, 2, 4, 8, 16, 25, 50] as const
-/**
- * How long the cheap group check (`kill(-pgid, 0)`) may keep saying "not empty" before `/proc` is read to tell
- * live processes from zombies that nobody reaps.
- */
-const ZOMBIE_CHECK_AFTER_MS = 2
 /** After SIGKILL, how long to wait for processes stuck in the kernel before settling anyway. */
 const GIVE_UP_AFTER_KILL_MS = 5_000
-/** A pipe still open after every process of the group is gone is closed once it has been idle this long. */
-const PIPE_IDLE_MS = 250
-/** How often such pipes are checked. */
-const PIPE_CHECK_MS = 50
+/** The drain bound of a command that was stopped (timeout, abort, kill, disposal), when `drainTimeoutMs` is longer. */
+const STOPPED_DRAIN_MS = 100
 
 /** What a {@link BashJob} needs from its executor. */
 export interface BashJobOptions {
@@ -33,6 +26,8 @@ export interface BashJobOptions {
   shell: string
   env: Record<string, string>
   killGraceMs: number
+  /** How long output pipes may stay open once the shell exited and every process of the command is gone. */
+  drainTimeoutMs: number
   windowBytes: number
   spills: SpillStore
   /** Keep per-read windows (background tasks). */
@@ -46,9 +41,11 @@ export interface BashJobOptions {
 type Timer = ReturnType<typeof setTimeout>
 
 /**
- * One command: its process group, its two output streams, its timers, and the protocol that stops it (SIGTERM to
- * the group, SIGKILL after the grace) and settles only once no process of the group is alive and both pipes have
- * closed. Used directly as the handle of a background task.
+ * One command: its processes (group, session, descendants: {@link CommandProcesses}), its two output streams, its
+ * timers, and the protocol that stops it (SIGTERM to all of them, SIGKILL after the grace) and settles once none of
+ * them is alive and both pipes have closed — or, when a process that left the command still holds a pipe, once the
+ * drain bound has passed and the pipe was closed. The deadline and the abort stay live until it settles. Used
+ * directly as the handle of a background task.
  */
 export class BashJob implements BashTask {
   readonly command: string
@@ -64,21 +61,21 @@ export class BashJob implements BashTask {
   private settledOutcome: BashTaskOutcome | undefined
   private resolveDone: (outcome: BashTaskOutcome) => void = () => {}
   private readonly listeners = new Set<(outcome: BashTaskOutcome) => void>()
-  private group: ProcessGroupWatch | null = null
+  private processes: CommandProcesses | null = null
   private stopReason: BashStopReason | null = null
   private exit: { code: number | null; signal: string | null } | null = null
   private terminating = false
   private killed = false
   private groupGone = false
   private finishing = false
+  private outputCutOff: 'drain' | 'stop' | null = null
   private pollCount = 0
-  private reapStartedAt: number | null = null
   private giveUpAt = Number.POSITIVE_INFINITY
   private readonly started = performance.now()
   private timeoutTimer: Timer | null = null
   private killTimer: Timer | null = null
   private pollTimer: Timer | null = null
-  private pipeTimer: Timer | null = null
+  private drainTimer: Timer | null = null
   private giveUpTimer: Timer | null = null
   private readonly onAbort = (): void => this.stop('abort')
 
@@ -113,14 +110,9 @@ export class BashJob implements BashTask {
       return
     }
     let child: ChildProcess
+    const forksAtStart = readForkCount()
     try {
-      child = spawn(this.options.shell, ['--noprofile', '--norc', '-c', request.command], {
-        cwd: request.cwd,
-        env: this.options.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-        windowsHide: true,
-      })
+      child = spawn(this.options.shell, ['--noprofile', '--norc', '-c', request.command], spawnOptions(request.cwd, this.options.env))
     } catch (error) {
       this.fail(error)
       return
@@ -133,7 +125,7 @@ export class BashJob implements BashTask {
       return
     }
     this.pid = pid
-    this.group = new ProcessGroupWatch(pid)
+    this.processes = new CommandProcesses(pid, forksAtStart)
     child.on('error', (error) => this.options.log(`bash (pid ${pid}) reported an error`, error))
     child.once('exit', (code, exitSignal) => this.onExit(code, exitSignal))
     const onStreamError = (error: unknown): void => this.options.log(`reading output of bash (pid ${pid}) failed`, error)
@@ -166,22 +158,24 @@ export class BashJob implements BashTask {
   }
 
   /**
-   * Stops the command for `reason`: SIGTERM to the whole group now, SIGKILL after the grace. No effect once the
-   * shell has exited on its own (its leftover processes are already being stopped) or the job has settled.
+   * Stops the command for `reason`: SIGTERM to every process of it now, SIGKILL after the grace. Holds until the job
+   * has settled, not only until the shell exits: once the shell is gone, the pipes that a process which left the
+   * command still holds are closed at once. No effect once the job has settled or was stopped before.
    */
   stop(reason: BashStopReason): void {
-    if (this.settledOutcome !== undefined || this.exit !== null || this.stopReason !== null || this.pid === null) return
+    if (this.settledOutcome !== undefined || this.finishing || this.stopReason !== null || this.pid === null) return
     this.stopReason = reason
     this.terminate()
+    if (this.exit !== null) this.cutPipes('stop')
   }
 
-  /** SIGKILL to the group, synchronously: the last resort when the hosting process exits. */
+  /** SIGKILL to every process of the command, synchronously: the last resort when the hosting process dies. */
   killNow(): void {
-    if (this.pid !== null && this.settledOutcome === undefined) signalProcessGroup(this.pid, 'SIGKILL')
+    if (this.settledOutcome === undefined) this.processes?.signal('SIGKILL')
   }
 
   private terminate(): void {
-    if (this.terminating || this.pid === null) return
+    if (this.terminating || this.processes === null) return
     this.terminating = true
     this.clearTimer('timeoutTimer')
     const grace = this.options.killGraceMs
@@ -189,7 +183,7 @@ export class BashJob implements BashTask {
       this.sigkill()
       return
     }
-    signalProcessGroup(this.pid, 'SIGTERM')
+    this.processes.signal('SIGTERM')
     this.killTimer = setTimeout(() => {
       this.killTimer = null
       this.sigkill()
@@ -197,10 +191,10 @@ export class BashJob implements BashTask {
   }
 
   private sigkill(): void {
-    if (this.killed || this.pid === null) return
+    if (this.killed || this.processes === null) return
     this.killed = true
     this.clearTimer('killTimer')
-    signalProcessGroup(this.pid, 'SIGKILL')
+    this.processes.signal('SIGKILL')
     this.giveUpAt = performance.now() + GIVE_UP_AFTER_KILL_MS
     this.giveUpTimer = setTimeout(() => {
       this.giveUpTimer = null
@@ -216,28 +210,25 @@ export class BashJob implements BashTask {
     )
     this.exit ??= { code: null, signal: null }
     this.groupGone = true
-    this.stdout.destroy()
-    this.stderr.destroy()
+    this.cutPipes(this.stopReason === null ? 'drain' : 'stop')
     void this.finish()
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    // The deadline stays: processes the shell left behind, and pipes they hold, are part of the job until it settles.
     this.exit = { code, signal }
-    this.clearTimer('timeoutTimer')
     this.advance()
   }
 
-  /** Moves the job towards settling: stop leftovers, wait for the group and the pipes, then finish. */
+  /** Moves the job towards settling: stop leftovers, wait for them and for the pipes, then finish. */
   private advance(): void {
     if (this.settledOutcome !== undefined || this.finishing || this.exit === null) return
     if (!this.groupGone) {
-      const group = this.group
-      const now = performance.now()
-      this.reapStartedAt ??= now
-      if (group !== null && group.hasLiveMembers(now - this.reapStartedAt >= ZOMBIE_CHECK_AFTER_MS)) {
-        // The shell is gone but processes it started in the background may not be: nothing outlives its command.
+      const processes = this.processes
+      if (processes !== null && processes.live().length > 0) {
+        // The shell is gone but processes it started may not be: nothing outlives its command.
         this.terminate()
-        if (now < this.giveUpAt) {
+        if (performance.now() < this.giveUpAt) {
           this.schedulePoll()
           return
         }
@@ -248,7 +239,7 @@ export class BashJob implements BashTask {
       this.clearTimer('giveUpTimer')
     }
     if (!this.stdout.closed || !this.stderr.closed) {
-      this.schedulePipeCheck()
+      this.scheduleDrainBound()
       return
     }
     void this.finish()
@@ -265,25 +256,37 @@ export class BashJob implements BashTask {
   }
 
   /**
-   * Every process of the group is gone but a pipe is still open: data may still be draining (or paused behind
-   * the spill file), or a process that left the group holds it. Close a pipe once it has been idle a while.
+   * The shell exited and every process of the command is gone, but a pipe is still open: data may still be
+   * draining (or paused behind the spill file), or a process that left the command holds it. However much or
+   * often it writes, the pipes are closed once `drainTimeoutMs` has passed: an absolute bound, not an idle rule.
    */
-  private schedulePipeCheck(): void {
-    if (this.pipeTimer !== null) return
-    this.pipeTimer = setTimeout(() => {
-      this.pipeTimer = null
-      const now = performance.now()
-      for (const sink of [this.stdout, this.stderr]) {
-        if (!sink.closed && !sink.paused && now - sink.lastDataAt >= PIPE_IDLE_MS) {
-          this.options.log(`${sink.label} of bash (pid ${this.pid}) stayed open after its process group ended; closing it`)
-          sink.destroy()
-        }
-      }
+  private scheduleDrainBound(): void {
+    if (this.drainTimer !== null) return
+    // A command that was stopped is not waited for: what the dying shell wrote is read within a few ms.
+    const stopped = this.stopReason !== null
+    const bound = stopped ? Math.min(this.options.drainTimeoutMs, STOPPED_DRAIN_MS) : this.options.drainTimeoutMs
+    this.drainTimer = setTimeout(() => {
+      this.drainTimer = null
+      this.cutPipes(stopped ? 'stop' : 'drain')
       this.advance()
-    }, PIPE_CHECK_MS)
+    }, bound)
   }
 
-  private clearTimer(name: 'timeoutTimer' | 'killTimer' | 'pollTimer' | 'pipeTimer' | 'giveUpTimer'): void {
+  /** Closes the pipes still open, and remembers that output may have been cut off (the result says so). */
+  private cutPipes(why: 'drain' | 'stop'): void {
+    for (const sink of [this.stdout, this.stderr]) {
+      if (sink.closed) continue
+      this.outputCutOff ??= why
+      if (why === 'drain') {
+        this.options.log(
+          `${sink.label} of bash (pid ${this.pid}) stayed open ${this.options.drainTimeoutMs} ms after its processes ended (held by a process that left the command); closing it`,
+        )
+      }
+      sink.destroy()
+    }
+  }
+
+  private clearTimer(name: 'timeoutTimer' | 'killTimer' | 'pollTimer' | 'drainTimer' | 'giveUpTimer'): void {
     const timer = this[name]
     if (timer !== null) {
       clearTimeout(timer)
@@ -295,7 +298,7 @@ export class BashJob implements BashTask {
     this.clearTimer('timeoutTimer')
     this.clearTimer('killTimer')
     this.clearTimer('pollTimer')
-    this.clearTimer('pipeTimer')
+    this.clearTimer('drainTimer')
     this.clearTimer('giveUpTimer')
     this.options.signal?.removeEventListener('abort', this.onAbort)
   }
@@ -318,6 +321,7 @@ export class BashJob implements BashTask {
       stopReason,
       timeoutMs: this.timeoutMs,
       durationMs: this.pid === null ? 0 : Math.round((performance.now() - this.started) * 1000) / 1000,
+      outputCutOff: this.outputCutOff,
       stdout: this.stdout.capture(),
       stderr: this.stderr.capture(),
     })
@@ -349,4 +353,27 @@ export class BashJob implements BashTask {
       this.options.log('a bash task completion listener threw', error)
     }
   }
+}
+
+/**
+ * The options of the shell's spawn, every key Node reads given explicitly (an own property) and the object without a
+ * prototype: a polluted `Object.prototype` (`shell`, `uid`, `argv0`, `env`, …) cannot change how the command starts.
+ */
+function spawnOptions(cwd: string, env: Record<string, string>): SpawnOptions {
+  return Object.assign(Object.create(null) as SpawnOptions, {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    windowsHide: true,
+    shell: false,
+    argv0: undefined,
+    uid: undefined,
+    gid: undefined,
+    timeout: undefined,
+    killSignal: undefined,
+    signal: undefined,
+    serialization: undefined,
+    windowsVerbatimArguments: false,
+  } satisfies SpawnOptions)
 }

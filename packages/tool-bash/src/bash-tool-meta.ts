@@ -26,6 +26,8 @@ export interface BashRunMeta extends TerminalResultMeta {
   readonly timeoutMs: number
   /** Spawn → every process gone, in ms. */
   durationMs: number
+  /** Set when output may be missing because a pipe was closed before its end (see `BashResult.outputCutOff`). */
+  readonly outputCutOff: 'drain' | 'stop' | null
   /** Standard output. */
   readonly stdout: BashStreamMeta
   /** Standard error. */
@@ -66,6 +68,8 @@ export interface BashTaskMeta {
   readonly durationMs?: number
   /** Why the executor stopped it (`kill` for `bash_kill`), once completed; `null` when it ended on its own. */
   readonly stopReason?: BashStopReason | null
+  /** Set when output may be missing because a pipe was closed before its end, once completed. */
+  readonly outputCutOff?: 'drain' | 'stop' | null
   /** Standard output of this read. */
   readonly stdout: BashStreamMeta
   /** Standard error of this read. */

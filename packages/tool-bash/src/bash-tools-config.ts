@@ -1,6 +1,6 @@
 import { withCordisHostCheck } from '@dsh/tools-registry'
 import { BashToolsConfigError } from './bash-tools-config-error.js'
-import { describeConfigValue, isPlainObject } from './config-values.js'
+import { describeConfigValue, isPlainObject, ownValue } from './config-values.js'
 
 /**
  * The configuration of the bash tools plugin ({@link BashTools}). Every key is optional; the defaults are in
@@ -86,7 +86,7 @@ export function resolveWithIssues(
     }
   }
   const integer = (key: 'maxBackgroundTasks' | 'maxFinishedTasks', min: number): number => {
-    const value = config[key]
+    const value = ownValue(config, key)
     if (value === undefined) return BASH_TOOLS_DEFAULTS[key]
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_TASKS) {
       issues.push(`${prefix}${key}: must be an integer from ${min} to ${MAX_TASKS}, got ${describeConfigValue(value)}`)
@@ -97,7 +97,7 @@ export function resolveWithIssues(
   const maxBackgroundTasks = integer('maxBackgroundTasks', 1)
   const maxFinishedTasks = integer('maxFinishedTasks', 1)
   let finishedTaskRetentionMs = BASH_TOOLS_DEFAULTS.finishedTaskRetentionMs
-  const retention = config['finishedTaskRetentionMs']
+  const retention = ownValue(config, 'finishedTaskRetentionMs')
   if (retention !== undefined) {
     if (typeof retention === 'number' && Number.isInteger(retention) && retention >= 1 && retention <= MAX_TIMER_MS) {
       finishedTaskRetentionMs = retention
@@ -108,7 +108,7 @@ export function resolveWithIssues(
     }
   }
   let notifyOnCompletion = BASH_TOOLS_DEFAULTS.notifyOnCompletion
-  const notify = config['notifyOnCompletion']
+  const notify = ownValue(config, 'notifyOnCompletion')
   if (notify !== undefined) {
     if (typeof notify === 'boolean') notifyOnCompletion = notify
     else issues.push(`${prefix}notifyOnCompletion: must be a boolean, got ${describeConfigValue(notify)}`)

@@ -1,3 +1,5 @@
+import { ownValue } from './config-values.js'
+
 /**
  * The core allow list: the only host variables a command gets by default (the deployment adds more with
  * `allowEnv`). Compared case-sensitively, as Linux compares variable names; `*` matches any run of characters.
@@ -175,8 +177,12 @@ export function createCommandEnvironment(
   source: Readonly<Record<string, string | undefined>>,
   options: CommandEnvironmentOptions = {},
 ): Record<string, string> {
-  const isExtraAllowed = compileAllowList(options.allowEnv ?? [])
-  const isDenied = compileEnvPatterns(options.denyEnv ?? [])
+  // Own properties only: a polluted Object.prototype adds no allow list, no deny list and no variables.
+  const allowEnv = ownValue(options, 'allowEnv') as readonly string[] | undefined
+  const denyEnv = ownValue(options, 'denyEnv') as readonly string[] | undefined
+  const extraEnv = ownValue(options, 'env') as Readonly<Record<string, string>> | undefined
+  const isExtraAllowed = compileAllowList(allowEnv ?? [])
+  const isDenied = compileEnvPatterns(denyEnv ?? [])
   // A null-prototype record: a variable named `__proto__` stays a variable.
   const result = Object.create(null) as Record<string, string>
   for (const [name, value] of Object.entries(source)) {
@@ -187,7 +193,7 @@ export function createCommandEnvironment(
     if (match === 'glob' && (isDefaultSecret(name) || urlWithPassword.test(value))) continue
     result[name] = value
   }
-  for (const [name, value] of Object.entries(options.env ?? {})) {
+  for (const [name, value] of Object.entries(extraEnv ?? {})) {
     if (!isShellHookEnvName(name)) result[name] = value
   }
   Object.assign(result, FIXED_ENV)

@@ -13,3 +13,11 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   const prototype: unknown = Object.getPrototypeOf(value)
   return prototype === Object.prototype || prototype === null
 }
+
+/**
+ * `object[key]` when `object` has it as an own property, else `undefined`: what readers of caller-supplied objects
+ * use, so that a value inherited from a polluted `Object.prototype` is never taken for one the caller gave.
+ */
+export function ownValue(object: object, key: PropertyKey): unknown {
+  return Object.hasOwn(object, key) ? (object as Record<PropertyKey, unknown>)[key] : undefined
+}

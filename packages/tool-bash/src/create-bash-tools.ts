@@ -8,6 +8,7 @@ import type { BashExecutor, BashRequest, BashResult } from './bash-executor.js'
 import { BashRequestError } from './bash-request-error.js'
 import { streamMeta, type BashRunMeta, type BashStartMeta, type BashTaskMeta } from './bash-tool-meta.js'
 import type { ResolvedBashToolsConfig } from './bash-tools-config.js'
+import { ownValue } from './config-values.js'
 import { formatBashResult, formatBashTaskOutput } from './format-bash-output.js'
 
 /**
@@ -72,6 +73,14 @@ function requestCwd(workdir: string | undefined, exec: ToolExecution): string | 
   return workdir === undefined ? agentCwd : join(agentCwd, workdir)
 }
 
+/**
+ * One argument of a call, read as an own property only: when something in the process polluted `Object.prototype`
+ * (`command`, `run_in_background`, …), a call that left the argument out must not get the inherited value.
+ */
+function arg<Args extends object, Key extends keyof Args & string>(args: Args, key: Key): Args[Key] | undefined {
+  return ownValue(args, key) as Args[Key] | undefined
+}
+
 function runMeta(result: BashResult): BashRunMeta {
   return {
     ...terminalResultMeta({
@@ -81,6 +90,7 @@ function runMeta(result: BashResult): BashRunMeta {
       durationMs: result.durationMs,
     }),
     durationMs: result.durationMs,
+    outputCutOff: result.outputCutOff,
     cwd: result.cwd,
     timeoutMs: result.timeoutMs,
     stdout: streamMeta(result.stdout),
@@ -105,13 +115,20 @@ function taskMeta(read: TaskRead): BashTaskMeta {
     timedOut: result.timedOut,
     durationMs: result.durationMs,
     stopReason: result.stopReason,
+    outputCutOff: result.outputCutOff,
   }
+}
+
+/** The `task_id` argument, own property only (an inherited one names no task: the lookup fails as for a wrong id). */
+function taskIdOf(args: { task_id: string }): string {
+  const id = arg(args, 'task_id')
+  return typeof id === 'string' ? id : ''
 }
 
 function readTaskStatus(result: ToolResult): string | undefined {
   const meta = result.meta
   if (typeof meta !== 'object' || meta === null) return undefined
-  const status = (meta as { status?: unknown }).status
+  const status = ownValue(meta, 'status')
   return status === 'running' || status === 'completed' || status === 'failed' ? status : undefined
 }
 
@@ -170,9 +187,10 @@ export function createBashTools(context: BashToolsContext) {
       },
     },
     async execute(args, exec) {
-      const cwd = requestCwd(args.workdir, exec)
-      const request: BashRequest = { command: args.command, cwd, timeoutMs: args.timeout }
-      if (args.run_in_background === true) {
+      const cwd = requestCwd(arg(args, 'workdir'), exec)
+      // A missing command reaches the executor as `undefined` and is refused there (INVALID_ARGS).
+      const request: BashRequest = { command: arg(args, 'command') as string, cwd, timeoutMs: arg(args, 'timeout') }
+      if (arg(args, 'run_in_background') === true) {
         const record = await tasks.start(executor, exec.agent, request)
         const { task } = record
         const meta: BashStartMeta = {
@@ -204,17 +222,19 @@ export function createBashTools(context: BashToolsContext) {
       return { content: [{ type: 'text', text: formatBashResult(result) }], meta: runMeta(result) }
     },
     presentCall(args) {
-      if (args.run_in_background === true) {
+      const title = String(arg(args, 'command') ?? '')
+      const description = arg(args, 'description')
+      if (arg(args, 'run_in_background') === true) {
         return genericCall({
-          title: args.command,
+          title,
           kind: 'execute',
-          content: [{ type: 'text', text: `${args.description ?? 'Runs'} (in the background)` }],
+          content: [{ type: 'text', text: `${description ?? 'Runs'} (in the background)` }],
         })
       }
-      return terminalCall({ title: args.command, description: args.description, cwd: args.workdir })
+      return terminalCall({ title, description, cwd: arg(args, 'workdir') })
     },
     presentResult(args, result): ToolResultView {
-      if (args.run_in_background === true) return genericResult()
+      if (arg(args, 'run_in_background') === true) return genericResult()
       return terminalResultFromMeta(result)
     },
   })
@@ -232,16 +252,17 @@ export function createBashTools(context: BashToolsContext) {
     parameters: taskIdParameter,
     concurrencySafe: true,
     execute(args, exec) {
-      const read = tasks.read(exec.agent, args.task_id)
+      const read = tasks.read(exec.agent, taskIdOf(args))
       return {
         content: [{ type: 'text', text: formatBashTaskOutput(read.record.id, read.output, read.outcome) }],
         meta: taskMeta(read),
       }
     },
-    presentCall: (args) => genericCall({ title: `Output of ${args.task_id}`, kind: 'read' }),
+    presentCall: (args) => genericCall({ title: `Output of ${taskIdOf(args)}`, kind: 'read' }),
     presentResult(args, result) {
       const status = readTaskStatus(result)
-      return genericResult({ title: status === undefined ? `Output of ${args.task_id}` : `Output of ${args.task_id} (${status})` })
+      const id = taskIdOf(args)
+      return genericResult({ title: status === undefined ? `Output of ${id}` : `Output of ${id} (${status})` })
     },
   })
 
@@ -253,15 +274,15 @@ export function createBashTools(context: BashToolsContext) {
       'with its exit markers; the task is forgotten afterwards.',
     parameters: taskIdParameter,
     async execute(args, exec) {
-      const read = await tasks.kill(exec.agent, args.task_id)
+      const read = await tasks.kill(exec.agent, taskIdOf(args))
       const prefix = read.alreadyEnded ? `Task ${read.record.id} had already ended.\n` : ''
       return {
         content: [{ type: 'text', text: prefix + formatBashTaskOutput(read.record.id, read.output, read.outcome) }],
         meta: taskMeta(read),
       }
     },
-    presentCall: (args) => genericCall({ title: `Stop ${args.task_id}`, kind: 'execute' }),
-    presentResult: (args) => genericResult({ title: `Stop ${args.task_id}` }),
+    presentCall: (args) => genericCall({ title: `Stop ${taskIdOf(args)}`, kind: 'execute' }),
+    presentResult: (args) => genericResult({ title: `Stop ${taskIdOf(args)}` }),
   })
 
   return [bash, bashOutput, bashKill] as const

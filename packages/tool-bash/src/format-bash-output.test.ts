@@ -30,6 +30,7 @@ function result(overrides: Partial<BashResult> = {}): BashResult {
     stopReason: null,
     timeoutMs: 1_000,
     durationMs: 3,
+    outputCutOff: null,
     stdout: none,
     stderr: none,
     ...overrides,

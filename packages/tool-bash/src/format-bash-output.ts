@@ -69,9 +69,26 @@ function outputLines(stdout: CapturedOutput, stderr: CapturedOutput): { sections
   return { sections, markers }
 }
 
-/** `[timed out after Nms]`, then `[killed by signal: S]` or `[exit code: N]` (nothing for exit 0). */
+/** The marker of output that was cut off (see {@link BashResult.outputCutOff}). */
+function cutOffMarker(result: BashResult): string | undefined {
+  if (result.outputCutOff === 'drain') {
+    return (
+      '[output cut off: a process that left the command (started with setsid, or re-parented) kept its output ' +
+      'open after the command ended; it was closed at the drain limit and later output was not read]'
+    )
+  }
+  if (result.outputCutOff === 'stop') return '[output cut off: the output was still open when the command was stopped]'
+  return undefined
+}
+
+/**
+ * `[output cut off: …]` when a pipe was closed before its end, `[timed out after Nms]`, then `[killed by signal: S]`
+ * or `[exit code: N]` (nothing for exit 0).
+ */
 function endMarkers(result: BashResult): string[] {
   const markers: string[] = []
+  const cutOff = cutOffMarker(result)
+  if (cutOff !== undefined) markers.push(cutOff)
   if (result.timedOut) markers.push(`[timed out after ${result.timeoutMs}ms]`)
   if (result.signal !== null) markers.push(`[killed by signal: ${result.signal}]`)
   else if (result.exitCode !== null && result.exitCode !== 0) markers.push(`[exit code: ${result.exitCode}]`)
@@ -92,7 +109,8 @@ function join(sections: string[], markers: string[], empty: string): string {
  * 3. markers, each on its own line, in this order: `[output truncated: N of M bytes of stdout omitted; full
  *    output: /path]` (and the same for stderr) when a stream outgrew the window — or, when the spill file could
  *    not be made or written, `only the first K bytes were saved (why): /path` or `the full output was not saved
- *    (why)`, never a path that holds nothing — `[timed out after Nms]`, then
+ *    (why)`, never a path that holds nothing — `[output cut off: …]` when a pipe was still open at the drain limit
+ *    (held by a process that left the command) or when the command was stopped —, `[timed out after Nms]`, then
  *    `[killed by signal: S]` or `[exit code: N]`. Exit code 0 has no marker.
  *
  * When neither stream printed anything (or only a newline) the output part is `(no output)`. A stream that was cut

@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
 import { BashConfigError } from './bash-config-error.js'
+import { ownValue } from './config-values.js'
 import { FIXED_ENV, isShellHookEnvName } from './command-environment.js'
 
 /**
@@ -22,6 +23,13 @@ export interface LocalBashConfig {
   backgroundTimeoutMs?: number | undefined
   /** Time between SIGTERM and SIGKILL when a command is stopped, in ms: an integer from 0 to 60000. Default: 2000. */
   killGraceMs?: number | undefined
+  /**
+   * How long the output pipes may stay open once the shell has exited and every process of the command is gone,
+   * in ms: an integer from 0 to 60000. Default: 500. A pipe still open then is held by a process that left the
+   * command (`setsid … &`): it is closed however much that process writes (an absolute bound, not an idle rule),
+   * and the result says the output was cut off (`outputCutOff: 'drain'`). Such a writer gets `EPIPE`/`SIGPIPE`.
+   */
+  drainTimeoutMs?: number | undefined
   /** Bytes kept in memory per stream (stdout, stderr): half for the head, half for the tail. An integer from 8 to 67108864. Default: 32768. */
   outputWindowBytes?: number | undefined
   /** The most bytes all spill files together may hold; past it spilling stops and the output says so. 0 disables spilling. Default: 268435456 (256 MiB). */
@@ -55,6 +63,8 @@ export interface ResolvedLocalBashConfig {
   readonly backgroundTimeoutMs: number
   /** SIGTERM → SIGKILL delay, in ms. */
   readonly killGraceMs: number
+  /** How long output pipes may stay open after the command's processes are gone, in ms. */
+  readonly drainTimeoutMs: number
   /** Bytes kept in memory per stream. */
   readonly outputWindowBytes: number
   /** Total bytes all spill files may hold. */
@@ -74,6 +84,7 @@ export const LOCAL_BASH_DEFAULTS = Object.freeze({
   defaultTimeoutMs: 120_000,
   maxTimeoutMs: 600_000,
   killGraceMs: 2_000,
+  drainTimeoutMs: 500,
   outputWindowBytes: 32_768,
   spillCapBytes: 268_435_456,
 })
@@ -81,6 +92,7 @@ export const LOCAL_BASH_DEFAULTS = Object.freeze({
 /** The largest delay `setTimeout` honours. */
 const MAX_TIMER_MS = 2_147_483_647
 const MAX_GRACE_MS = 60_000
+const MAX_DRAIN_MS = 60_000
 const MIN_WINDOW_BYTES = 8
 const MAX_WINDOW_BYTES = 67_108_864
 
@@ -91,6 +103,7 @@ const knownKeys: ReadonlySet<string> = new Set([
   'maxTimeoutMs',
   'backgroundTimeoutMs',
   'killGraceMs',
+  'drainTimeoutMs',
   'outputWindowBytes',
   'spillCapBytes',
   'tempDir',
@@ -151,7 +164,7 @@ export function resolveLocalBashConfig(input: unknown = {}): ResolvedLocalBashCo
   }
 
   const integer = (key: string, min: number, max: number, fallback: number): number => {
-    const value = config[key]
+    const value = ownValue(config, key)
     if (value === undefined) return fallback
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
       issues.push(`${key}: must be an integer from ${min} to ${max}, got ${describe(value)}`)
@@ -160,7 +173,7 @@ export function resolveLocalBashConfig(input: unknown = {}): ResolvedLocalBashCo
     return value
   }
   const path = (key: string, fallback: string): string => {
-    const value = config[key]
+    const value = ownValue(config, key)
     if (value === undefined) return fallback
     if (typeof value !== 'string' || value === '' || value.includes('\0')) {
       issues.push(`${key}: must be a non-empty path, got ${describe(value)}`)
@@ -169,14 +182,16 @@ export function resolveLocalBashConfig(input: unknown = {}): ResolvedLocalBashCo
     return resolve(value)
   }
   const patterns = (key: string): readonly string[] => {
-    const value = config[key]
+    const value = ownValue(config, key)
     if (value === undefined) return []
     if (!Array.isArray(value)) {
       issues.push(`${key}: must be an array of variable names or * globs, got ${describe(value)}`)
       return []
     }
     const result: string[] = []
-    for (const [index, entry] of value.entries()) {
+    for (let index = 0; index < value.length; index++) {
+      // A hole reads as undefined, never as an inherited index.
+      const entry = ownValue(value, index)
       if (typeof entry !== 'string' || entry === '' || entry.includes('=') || entry.includes('\0')) {
         issues.push(`${key}[${index}]: must be a variable name or * glob, got ${describe(entry)}`)
       } else {
@@ -195,7 +210,7 @@ export function resolveLocalBashConfig(input: unknown = {}): ResolvedLocalBashCo
   if (tempProblem !== undefined) issues.push(`tempDir: ${tempProblem}`)
 
   let shell = ''
-  const shellInput = config['shell'] ?? 'bash'
+  const shellInput = ownValue(config, 'shell') ?? 'bash'
   if (typeof shellInput !== 'string' || shellInput === '' || shellInput.includes('\0')) {
     issues.push(`shell: must be a path or a command name, got ${describe(shellInput)}`)
   } else if (shellInput.includes('/')) {
@@ -215,6 +230,7 @@ export function resolveLocalBashConfig(input: unknown = {}): ResolvedLocalBashCo
   )
   const backgroundTimeoutMs = integer('backgroundTimeoutMs', 1, maxTimeoutMs, maxTimeoutMs)
   const killGraceMs = integer('killGraceMs', 0, MAX_GRACE_MS, LOCAL_BASH_DEFAULTS.killGraceMs)
+  const drainTimeoutMs = integer('drainTimeoutMs', 0, MAX_DRAIN_MS, LOCAL_BASH_DEFAULTS.drainTimeoutMs)
   const outputWindowBytes = integer(
     'outputWindowBytes',
     MIN_WINDOW_BYTES,
@@ -226,7 +242,7 @@ export function resolveLocalBashConfig(input: unknown = {}): ResolvedLocalBashCo
   const denyEnv = patterns('denyEnv')
 
   const env: Record<string, string> = Object.create(null) as Record<string, string>
-  const envInput = config['env']
+  const envInput = ownValue(config, 'env')
   if (envInput !== undefined) {
     if (!isPlainRecord(envInput)) {
       issues.push(`env: must be an object of string variables, got ${describe(envInput)}`)
@@ -253,6 +269,7 @@ export function resolveLocalBashConfig(input: unknown = {}): ResolvedLocalBashCo
     maxTimeoutMs,
     backgroundTimeoutMs,
     killGraceMs,
+    drainTimeoutMs,
     outputWindowBytes,
     spillCapBytes,
     tempDir,

@@ -15,18 +15,14 @@ import { BashJob } from './bash-job.js'
 import { BashRequestError } from './bash-request-error.js'
 import { BashSpawnError } from './bash-spawn-error.js'
 import { createCommandEnvironment } from './command-environment.js'
+import { ownValue } from './config-values.js'
+import { onHostExit } from './host-exit.js'
 import { resolveLocalBashConfig, type LocalBashConfig, type ResolvedLocalBashConfig } from './local-bash-config.js'
 import { SpillStore } from './spill-store.js'
 
 /** Linux refuses a single exec argument longer than 32 pages (MAX_ARG_STRLEN, with its NUL) with E2BIG. */
 const MAX_COMMAND_BYTES = 131_071
 
-/** Executors with commands that must not outlive this process; one `exit` hook serves them all. */
-const liveRuntimes = new Set<LocalBashRuntime>()
-
-function killAllOnExit(): void {
-  for (const runtime of liveRuntimes) runtime.killAll()
-}
 
 /** Everything the executor owns, kept apart from the service object (which cordis hands out behind proxies). */
 class LocalBashRuntime {
@@ -35,6 +31,7 @@ class LocalBashRuntime {
   readonly spills: SpillStore
   readonly jobs = new Set<BashJob>()
   disposed = false
+  private releaseHostHooks: (() => void) | null = null
   private readonly log: (message: string, error?: unknown) => void
 
   constructor(config: ResolvedLocalBashConfig, log: (message: string, error?: unknown) => void) {
@@ -44,15 +41,18 @@ class LocalBashRuntime {
     this.spills = new SpillStore({ root: config.tempDir, capBytes: config.spillCapBytes, onError: log })
   }
 
-  /** Registers the last-resort hook: when this process exits, SIGKILL goes to every running command's group. */
+  /**
+   * Registers the last-resort hooks: when this process exits or dies by SIGINT, SIGTERM or SIGHUP, SIGKILL goes to
+   * every process of every running command and background task, and the spill directory is removed.
+   */
   open(): void {
-    if (liveRuntimes.size === 0) process.on('exit', killAllOnExit)
-    liveRuntimes.add(this)
+    this.releaseHostHooks ??= onHostExit(() => this.killAllNow())
   }
 
-  /** SIGKILL to every running command's group, synchronously. */
-  killAll(): void {
+  /** SIGKILL to every process of every running command, and removal of the spill directory: synchronously. */
+  killAllNow(): void {
     for (const job of this.jobs) job.killNow()
+    this.spills.removeNow()
   }
 
   async dispose(): Promise<void> {
@@ -61,16 +61,23 @@ class LocalBashRuntime {
     const jobs = [...this.jobs]
     for (const job of jobs) job.stop('dispose')
     await Promise.all(jobs.map((job) => job.done))
-    liveRuntimes.delete(this)
-    if (liveRuntimes.size === 0) process.off('exit', killAllOnExit)
     await this.spills.dispose()
+    this.releaseHostHooks?.()
+    this.releaseHostHooks = null
   }
 
   async resolve(request: BashRequest, background: boolean): Promise<ResolvedBashRequest> {
     if (typeof request !== 'object' || request === null) {
       throw new BashRequestError('request', 'the request must be an object with a command')
     }
-    const { command, timeoutMs, cwd } = request
+    // Own properties only: a polluted Object.prototype must not supply a command, a timeout or a directory.
+    const command = ownValue(request, 'command')
+    const timeoutMs = ownValue(request, 'timeoutMs')
+    const cwd = ownValue(request, 'cwd')
+    const signal = ownValue(request, 'signal')
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new BashRequestError('signal', 'the signal must be an AbortSignal (or left out)')
+    }
     if (typeof command !== 'string' || command.trim() === '') {
       throw new BashRequestError('command', 'the command must be a non-empty string')
     }
@@ -124,6 +131,7 @@ class LocalBashRuntime {
       shell: this.config.shell,
       env: this.env,
       killGraceMs: this.config.killGraceMs,
+      drainTimeoutMs: this.config.drainTimeoutMs,
       windowBytes: this.config.outputWindowBytes,
       spills: this.spills,
       incremental: background,
@@ -139,10 +147,14 @@ class LocalBashRuntime {
 
 /**
  * The local executor: a cordis plugin providing the service `bash` ({@link BashExecutor}) that runs commands on
- * this machine with `bash -c` (non-login, non-interactive, stdin `/dev/null`), each in its own process group, with
- * a scrubbed environment, bounded output capture and private spill files. Disposing its fiber stops every command
- * it started (SIGTERM, SIGKILL after the grace), waits until their processes are gone, and removes its temp
- * directory. The configuration ({@link LocalBashConfig}) is validated on load ({@link BashConfigError}).
+ * this machine with `bash -c` (non-login, non-interactive, stdin `/dev/null`), each in its own session and process
+ * group, with a scrubbed environment, bounded output capture and private spill files. What a command started is
+ * tracked by its group, its session and its descendants (Linux `/proc`), and all of it is stopped when the command
+ * ends, times out or is aborted. Disposing its fiber stops every command it started (SIGTERM, SIGKILL after the
+ * grace), waits until their processes are gone (output pipes held by escaped processes are cut at the drain bound),
+ * and removes its temp directory. While it is loaded, the host exiting, or dying by SIGINT, SIGTERM or SIGHUP, kills
+ * every running command and removes the spill files synchronously; a signal the host does not handle itself is
+ * re-raised afterwards, so the host still dies by it. The configuration ({@link LocalBashConfig}) is validated on load ({@link BashConfigError}).
  *
  * @example
  * ```ts
@@ -210,7 +222,7 @@ export class LocalBashExecutor extends Service implements BashExecutor {
   async run(request: BashRequest): Promise<BashResult> {
     const runtime = this.runtime
     const resolved = await runtime.resolve(request, false)
-    const outcome = await runtime.launch(resolved, request.signal, false).done
+    const outcome = await runtime.launch(resolved, requestSignal(request), false).done
     if (outcome.status === 'failed') throw outcome.error
     return outcome.result
   }
@@ -219,6 +231,12 @@ export class LocalBashExecutor extends Service implements BashExecutor {
   async start(request: BashRequest): Promise<BashTask> {
     const runtime = this.runtime
     const resolved = await runtime.resolve(request, true)
-    return runtime.launch(resolved, request.signal, true)
+    return runtime.launch(resolved, requestSignal(request), true)
   }
+}
+
+/** The request's own `signal`, when it is one (an inherited or foreign value is ignored, never called). */
+function requestSignal(request: BashRequest): AbortSignal | undefined {
+  const signal = ownValue(request, 'signal')
+  return signal instanceof AbortSignal ? signal : undefined
 }

@@ -4,7 +4,7 @@ import { BashConfigError } from './bash-config-error.js'
 import { BashToolsConfigError } from './bash-tools-config-error.js'
 import { configSchema, resolveWithIssues, type BashConfigSchema, type BashToolsConfig } from './bash-tools-config.js'
 import { BashTools } from './bash-tools.js'
-import { isPlainObject } from './config-values.js'
+import { isPlainObject, ownValue } from './config-values.js'
 import { resolveLocalBashConfig, type LocalBashConfig } from './local-bash-config.js'
 import { LocalBashExecutor } from './local-bash-executor.js'
 
@@ -35,8 +35,8 @@ export function resolveLocalBashToolsConfig(input: unknown): ResolvedLocalBashTo
   for (const key of Reflect.ownKeys(input)) {
     if (key !== 'executor' && key !== 'tools') issues.push(`${String(key)}: unknown key (known keys: executor, tools)`)
   }
-  const executor = (input['executor'] ?? {}) as LocalBashConfig
-  const tools = (input['tools'] ?? {}) as BashToolsConfig
+  const executor = (ownValue(input, 'executor') ?? {}) as LocalBashConfig
+  const tools = (ownValue(input, 'tools') ?? {}) as BashToolsConfig
   try {
     resolveLocalBashConfig(executor)
   } catch (error) {

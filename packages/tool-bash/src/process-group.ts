@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync, readdirSync } from 'node:fs'
+import { closeSync, openSync, readSync } from 'node:fs'
 
 /**
  * Sends `signal` to every process of the group `pgid`. Returns false when the group no longer exists (ESRCH) or
@@ -15,41 +15,61 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): bo
   }
 }
 
-interface ProcStat {
-  state: string
-  pgrp: number
+/** True on Linux, where `/proc` tells sessions, groups and parents apart; elsewhere only the process group is tracked. */
+export const hasProcFs = process.platform === 'linux'
+
+/** One entry of `/proc/<pid>/stat`: what tracking needs. */
+export interface ProcStat {
+  readonly pid: number
+  /** The state letter (`R`, `S`, `Z`, …). */
+  readonly state: string
+  readonly ppid: number
+  readonly pgrp: number
+  /** The session id. */
+  readonly sid: number
+  /** Clock ticks after boot when the process started (tells a reused pid from the process that had it). */
+  readonly startTime: number
 }
 
-const statBuffer = Buffer.alloc(1024)
+const smallBuffer = Buffer.alloc(1024)
 
-/** Reads `/proc/<pid>/stat`: the state letter and the process group. `undefined` when the process is gone. */
-function readProcStat(pid: number | string): ProcStat | undefined {
-  // open + read + close into one reused buffer: a group check may read every entry of /proc, so this stays cheap.
-  let length: number
+/** Reads a small file (`/proc` entries) into one reused buffer: open + read + close, cheap enough to do for every process. */
+export function readSmallFile(path: string): string | undefined {
   try {
-    const fd = openSync(`/proc/${pid}/stat`, 'r')
+    const fd = openSync(path, 'r')
     try {
-      length = readSync(fd, statBuffer, 0, statBuffer.length, 0)
+      const length = readSync(fd, smallBuffer, 0, smallBuffer.length, 0)
+      return smallBuffer.toString('latin1', 0, length)
     } finally {
       closeSync(fd)
     }
   } catch {
     return undefined
   }
-  const text = statBuffer.toString('latin1', 0, length)
-  // The command name sits in parentheses and may itself hold spaces and parentheses: fields follow the last `)`.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ', 3)
-  return { state: fields[0] ?? '', pgrp: Number(fields[2]) }
 }
 
-const hasProc = process.platform === 'linux'
+/** Reads `/proc/<pid>/stat`; `undefined` when the process is gone (or `/proc` cannot be read). */
+export function readProcStat(pid: number): ProcStat | undefined {
+  const text = readSmallFile(`/proc/${pid}/stat`)
+  if (text === undefined) return undefined
+  // The command name sits in parentheses and may itself hold spaces and parentheses: fields follow the last `)`.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ', 20)
+  return {
+    pid,
+    state: fields[0] ?? '',
+    ppid: Number(fields[1]),
+    pgrp: Number(fields[2]),
+    sid: Number(fields[3]),
+    startTime: Number(fields[19]),
+  }
+}
 
 /**
  * True when `pid` names a live process. A zombie (exited, not yet reaped, state `Z`/`X`) is dead: when PID 1 does
  * not reap orphans (some containers and VMs), zombies linger but run nothing.
  */
 export function isProcessAlive(pid: number): boolean {
-  if (hasProc) {
+  if (hasProcFs) {
     const stat = readProcStat(pid)
     return stat !== undefined && stat.state !== 'Z' && stat.state !== 'X'
   }
@@ -58,55 +78,5 @@ export function isProcessAlive(pid: number): boolean {
     return true
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/**
- * Watches one process group for live members. `kill(-pgid, 0)` answers "none" cheaply and exactly when the group
- * is empty, but it counts zombies (exited, unreaped processes) as members, and where PID 1 does not reap orphans
- * (some containers and VMs) they never go away. {@link ProcessGroupWatch.hasLiveMembers} with `thorough` checks a
- * "yes" against `/proc` on Linux, remembering the live members it found so that later checks read only their
- * entries until they are all gone.
- */
-export class ProcessGroupWatch {
-  readonly pgid: number
-  private members: number[] = []
-
-  constructor(pgid: number) {
-    this.pgid = pgid
-  }
-
-  /**
-   * False when no process of the group is alive. Without `thorough`, only an empty group counts as "none"; with
-   * it, a group of zombies does too (Linux; elsewhere zombies are reaped promptly and the cheap answer stands).
-   */
-  hasLiveMembers(thorough = true): boolean {
-    if (!signalProcessGroup(this.pgid, 0)) return false
-    if (!thorough || !hasProc) return true
-    if (this.members.some((pid) => this.isLiveMember(pid))) return true
-    this.members = this.scan()
-    return this.members.length > 0
-  }
-
-  private isLiveMember(pid: number): boolean {
-    const stat = readProcStat(pid)
-    return stat !== undefined && stat.pgrp === this.pgid && stat.state !== 'Z' && stat.state !== 'X'
-  }
-
-  private scan(): number[] {
-    const live: number[] = []
-    let entries: string[]
-    try {
-      entries = readdirSync('/proc')
-    } catch {
-      return [this.pgid]
-    }
-    for (const entry of entries) {
-      const code = entry.charCodeAt(0)
-      if (code < 48 || code > 57) continue
-      const pid = Number(entry)
-      if (this.isLiveMember(pid)) live.push(pid)
-    }
-    return live
   }
 }

@@ -1,4 +1,4 @@
-import { createWriteStream, mkdtempSync, chmodSync, type WriteStream } from 'node:fs'
+import { createWriteStream, mkdtempSync, chmodSync, rmSync, type WriteStream } from 'node:fs'
 import { rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SpillInfo } from './bash-executor.js'
@@ -77,6 +77,22 @@ export class SpillStore {
   /** @internal */
   release(writer: SpillWriter): void {
     this.writers.delete(writer)
+  }
+
+  /**
+   * Removes the directory with everything in it, synchronously, without waiting for open files (the host is
+   * exiting or dying by a signal). Nothing is spilled afterwards. Never throws.
+   */
+  removeNow(): void {
+    this.disposed = true
+    const directory = this.directory
+    this.directory = null
+    if (directory === null) return
+    try {
+      rmSync(directory, { recursive: true, force: true })
+    } catch {
+      // Nothing more can be done while the host dies.
+    }
   }
 
   /** Closes every open file and removes the directory with everything in it. Idempotent. */

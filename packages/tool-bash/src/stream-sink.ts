@@ -12,8 +12,6 @@ export class StreamSink {
   readonly label: 'stdout' | 'stderr'
   closed = false
   paused = false
-  /** `performance.now()` of the last chunk (or of attaching). */
-  lastDataAt = 0
   private readonly window: ByteWindow
   private segment: ByteWindow | null
   private spill: SpillWriter | null = null
@@ -30,7 +28,6 @@ export class StreamSink {
   /** Starts reading `stream`; `onClose` runs once when it has closed. */
   attach(stream: Readable, onClose: () => void, onError: (error: unknown) => void): void {
     this.stream = stream
-    this.lastDataAt = performance.now()
     stream.on('data', (chunk: Buffer) => this.push(chunk))
     stream.on('error', onError)
     stream.once('close', () => {
@@ -40,13 +37,12 @@ export class StreamSink {
     })
   }
 
-  /** Stops reading: used when the pipe stays open after every process of the command is gone. */
+  /** Stops reading: used when the pipe stays open after every process of the command is gone (the drain bound). */
   destroy(): void {
     this.stream?.destroy()
   }
 
   private push(chunk: Buffer): void {
-    this.lastDataAt = performance.now()
     if (this.spill === null && this.window.total + chunk.length > this.window.limit) {
       this.spill = this.spills.open(this.label)
       for (const piece of this.window.contents()) this.spill.write(piece)
@@ -60,7 +56,6 @@ export class StreamSink {
       this.paused = true
       this.spill.whenDrained(() => {
         this.paused = false
-        this.lastDataAt = performance.now()
         if (!stream.destroyed) stream.resume()
       })
     }
