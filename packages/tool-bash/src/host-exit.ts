@@ -8,7 +8,7 @@ const HOOK_MARK = Symbol.for('dsh.tool-bash.hostExitHook')
 const cleanups = new Set<() => void>()
 
 function runCleanups(): void {
-  for (const cleanup of [...cleanups]) {
+  for (const cleanup of cleanups) {
     try {
       cleanup()
     } catch {
