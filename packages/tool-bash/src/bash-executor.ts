@@ -102,9 +102,10 @@ export interface BashResult {
    * exited and every process of the command was gone, a pipe was still open after the drain bound (the local
    * executor's `drainTimeoutMs`; a process that left the command, such as one started with `setsid`, held it);
    * `'stop'` when the command was stopped (timeout, abort, kill, disposal) after its shell had exited and a pipe
-   * was still open. `null` when both streams were read to their end.
+   * was still open. `null` when both streams were read to their end. Optional, so that executors written before it
+   * still satisfy the interface (the local executor always sets it; absent reads as `null`).
    */
-  readonly outputCutOff: 'drain' | 'stop' | null
+  readonly outputCutOff?: 'drain' | 'stop' | null | undefined
   /** Standard output. */
   readonly stdout: CapturedOutput
   /** Standard error. */

@@ -90,7 +90,7 @@ function runMeta(result: BashResult): BashRunMeta {
       durationMs: result.durationMs,
     }),
     durationMs: result.durationMs,
-    outputCutOff: result.outputCutOff,
+    outputCutOff: result.outputCutOff ?? null,
     cwd: result.cwd,
     timeoutMs: result.timeoutMs,
     stdout: streamMeta(result.stdout),
@@ -115,7 +115,7 @@ function taskMeta(read: TaskRead): BashTaskMeta {
     timedOut: result.timedOut,
     durationMs: result.durationMs,
     stopReason: result.stopReason,
-    outputCutOff: result.outputCutOff,
+    outputCutOff: result.outputCutOff ?? null,
   }
 }
 
