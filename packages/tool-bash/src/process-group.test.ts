@@ -21,9 +21,14 @@ afterEach(() => {
 })
 
 /** Spawns `script` as a command is spawned (own session and group); resolves with it and the pids it prints. */
-async function startCommand(script: string, lines: number): Promise<{ child: ChildProcess; pids: number[]; tracked: CommandProcesses }> {
+async function startCommand(
+  script: string,
+  lines: number,
+): Promise<{ child: ChildProcess; pids: number[]; tracked: CommandProcesses; exited: Promise<unknown> }> {
   const forks = readForkCount()
   const child = spawn('bash', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] })
+  // Listened for at once: a short script may be gone before its output has been read.
+  const exited = once(child, 'exit')
   const tracked = new CommandProcesses(child.pid as number, forks)
   let output = ''
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -32,7 +37,7 @@ async function startCommand(script: string, lines: number): Promise<{ child: Chi
   await waitFor(() => output.split('\n').length > lines)
   const pids = output.trim().split('\n').map(Number)
   for (const pid of pids) strays.add(pid)
-  return { child, pids, tracked }
+  return { child, pids, tracked, exited }
 }
 
 describe('process groups', () => {
@@ -108,9 +113,9 @@ describe.runIf(process.platform === 'linux')('what a command started, beyond its
     // `setsid` child of a shell that then exits: re-parented to init (or a subreaper), in a session of its own, in
     // no group of the command. Nothing in /proc ties it to the command any more; only a pid namespace (the
     // sandboxed executor) would. This test pins that residue exactly, and kills the process itself.
-    const { child, pids, tracked } = await startCommand('setsid sleep 100 > /dev/null 2>&1 & echo $!', 1)
+    const { child, pids, tracked, exited } = await startCommand('setsid sleep 100 > /dev/null 2>&1 & echo $!', 1)
     const escaped = pids[0] as number
-    await once(child, 'exit')
+    await exited
     await waitFor(() => readProcStat(escaped)?.ppid !== child.pid && readProcStat(escaped)?.sid === escaped)
     expect(isProcessAlive(escaped)).toBe(true)
     expect(tracked.live()).toEqual([])
