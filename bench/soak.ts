@@ -2,7 +2,9 @@
 // commands with random kills. It reports heap before/after, listeners and timers left, processes left (by pid)
 // and temp files left, writes the "soak" section of results.md, and exits non-zero when anything is left over or
 // the heap keeps growing after warm-up.
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { getEventListeners, setMaxListeners } from 'node:events'
 import { tmpdir } from 'node:os'
 import type { PreToolDecision, ToolApprovalOutcome, ToolDefinition } from '@dsh/tools-core'
@@ -142,10 +144,91 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Waits until the process `$!` leads a session of its own: it has left the command's group and session. */
+const UNTIL_ESCAPED = 'while [ "$(cut -d" " -f6 /proc/$!/stat)" != "$!" ]; do sleep 0.01; done'
+
+/** A host for {@link soakDyingHosts}: loads the executor, runs a command and a task that record their pids, spills. */
+const DYING_HOST = `
+import { readFileSync } from 'node:fs'
+import { Context } from 'cordis'
+import { LocalBashExecutor } from '@dsh/tool-bash'
+const [pidFile, tempDir] = process.argv.slice(1)
+const ctx = new Context()
+await ctx.plugin(LocalBashExecutor, { tempDir, outputWindowBytes: 64 })
+const script = [
+  'echo $$ >> ' + pidFile,
+  'sleep 1000 & echo $! >> ' + pidFile,
+  '(set -m; sleep 1000 & echo $! >> ' + pidFile + '; wait) &',
+  '(setsid sleep 1000 & echo $! >> ' + pidFile + '; wait) &',
+  'head -c 4096 /dev/zero | tr "\\\\0" x',
+  'wait',
+].join('\\n')
+void ctx.bash.run({ command: script })
+await ctx.bash.start({ command: script })
+const count = () => readFileSync(pidFile, 'utf8').split('\\n').filter(Boolean).length
+while (count() < 8 || ctx.bash.spillDirectory === null) await new Promise((resolve) => setTimeout(resolve, 10))
+process.stdout.write('ready ' + ctx.bash.spillDirectory + '\\n')
+`
+
+/** Hosts dying by SIGINT, SIGTERM and SIGHUP while commands run: their processes and spill directories must go too. */
+async function soakDyingHosts(): Promise<{
+  count: number
+  pids: number[]
+  alive: number[]
+  spillsLeft: number
+  wrongExits: string[]
+}> {
+  const root = mkdtempSync(join(tmpdir(), 'dsh-soak-hosts-'))
+  const rounds = Math.max(1, Math.min(5, Math.round(COMMANDS / 200)))
+  const pids: number[] = []
+  const wrongExits: string[] = []
+  let spillsLeft = 0
+  let count = 0
+  let alive: number[] = []
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+        count += 1
+        const pidFile = join(root, `host-${count}.pids`)
+        writeFileSync(pidFile, '')
+        const host = spawn(process.execPath, ['--input-type=module', '-e', DYING_HOST, pidFile, root], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        })
+        const exited = new Promise<string>((resolve) => host.once('exit', (code, signal) => resolve(signal ?? `exit ${code}`)))
+        let output = ''
+        host.stdout.on('data', (chunk: Buffer) => {
+          output += chunk.toString()
+        })
+        const started = performance.now()
+        while (!/^ready .+\n/m.test(output) && performance.now() - started < 30_000) await sleep(10)
+        const spill = /^ready (.+)$/m.exec(output)?.[1]
+        pids.push(...(readFileSync(pidFile, 'utf8').match(/^\d+$/gm) ?? []).map(Number))
+        host.kill(signal)
+        const how = await exited
+        if (how !== signal) wrongExits.push(`${signal} → ${how}`)
+        if (spill === undefined || existsSync(spill)) spillsLeft += 1
+      }
+    }
+    for (let wait = 0; wait < 40 && pids.some(isAlive); wait++) await sleep(50)
+    alive = pids.filter(isAlive)
+  } finally {
+    // Whatever the count says, nothing of the soak stays behind.
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // Gone, as it should be.
+      }
+    }
+    rmSync(root, { recursive: true, force: true })
+  }
+  return { count, pids, alive, spillsLeft, wrongExits }
+}
+
 async function soakBash(): Promise<string[]> {
   const tempBefore = new Set(readdirSync(tmpdir()))
   const ctx = new Context()
-  const executor = await ctx.plugin(LocalBashExecutor, { outputWindowBytes: 256, killGraceMs: 200 })
+  const executor = await ctx.plugin(LocalBashExecutor, { outputWindowBytes: 256, killGraceMs: 200, drainTimeoutMs: 100 })
   const bash = ctx.bash
   const pids = new Set<number>()
   const kinds = new Map<string, number>()
@@ -160,10 +243,20 @@ async function soakBash(): Promise<string[]> {
           'echo $$; head -c 4000 /dev/zero | tr "\\0" x; exit 3',
           'echo $$; trap "" TERM; sleep 5 & echo $!; wait',
           'echo $$; kill -9 $$',
+          // Processes escaping the group: a setsid writer that outlives the shell and floods the inherited stdout
+          // (pids on stderr: stdout is full of `y`), one killed while its parent is alive, set -m jobs in other
+          // groups of the session, a setsid'd descendant under a subshell.
+          `echo $$ >&2; setsid yes & echo $! >&2; ${UNTIL_ESCAPED}`,
+          'echo $$ >&2; setsid yes & echo $! >&2; sleep 5',
+          'echo $$; set -m; sleep 5 & echo $!; sleep 5 > /dev/null & echo $!',
+          'echo $$; set -m; sleep 5 & echo $!; wait',
+          'echo $$; (setsid sleep 5 & echo $!; wait) & wait',
         ])
         if (random() < 0.5) setTimeout(() => controller.abort(), Math.floor(random() * 30))
         const result = await bash.run({ command, signal: controller.signal, timeoutMs: 2_000 })
-        for (const pid of `${result.stdout.head}${result.stdout.tail}`.match(/^\d+$/gm) ?? []) pids.add(Number(pid))
+        const printed = `${result.stdout.head}${result.stdout.tail}\n${result.stderr.head}${result.stderr.tail}`
+        for (const pid of printed.match(/^\d+$/gm) ?? []) pids.add(Number(pid))
+        if (result.outputCutOff) kinds.set(`cut off (${result.outputCutOff})`, (kinds.get(`cut off (${result.outputCutOff})`) ?? 0) + 1)
         if (result.pid !== null) pids.add(result.pid)
         const kind = result.aborted ? 'aborted' : result.timedOut ? 'timed out' : result.signal ? `signal ${result.signal}` : `exit ${result.exitCode}`
         kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
@@ -173,23 +266,33 @@ async function soakBash(): Promise<string[]> {
   const elapsed = (performance.now() - started) / 1000
   const spill = (bash as unknown as { spillDirectory?: string | null }).spillDirectory ?? null
   await executor.dispose()
+  const hosts = await soakDyingHosts()
   await sleep(50)
+  // A setsid writer whose pipe was cut dies of SIGPIPE at its next write: give the kernel a moment.
+  for (let wait = 0; wait < 40 && [...pids].some(isAlive); wait++) await sleep(50)
   const alive = [...pids].filter(isAlive)
+  const hostsAlive = hosts.alive
   const tempLeft = readdirSync(tmpdir()).filter((name) => !tempBefore.has(name))
   const spillLeft = spill !== null && existsSync(spill)
   const problems: string[] = []
   if (alive.length > 0) problems.push(`${alive.length} processes alive: ${alive.slice(0, 10).join(', ')}`)
   if (tempLeft.length > 0) problems.push(`temp entries left: ${tempLeft.slice(0, 10).join(', ')}`)
   if (spillLeft) problems.push('spill directory left')
+  if (hostsAlive.length > 0) problems.push(`${hostsAlive.length} processes of dying hosts alive: ${hostsAlive.slice(0, 10).join(', ')}`)
+  if (hosts.spillsLeft > 0) problems.push(`${hosts.spillsLeft} spill directories of dying hosts left`)
+  if (hosts.wrongExits.length > 0) problems.push(`hosts that did not die by their signal: ${hosts.wrongExits.join(', ')}`)
   return [
     `### 1,000 bash commands`,
     '',
-    `${COMMANDS.toLocaleString('en')} commands through the local executor in ${elapsed.toFixed(1)} s (20 at a time): plain output, background children, 4 KB of output over a 256-byte window, a SIGTERM-trapping tree, self-kill; half are aborted at a random moment.`,
+    `${COMMANDS.toLocaleString('en')} commands through the local executor in ${elapsed.toFixed(1)} s (20 at a time): plain output, background children, 4 KB of output over a 256-byte window, a SIGTERM-trapping tree, self-kill, processes escaping the group (setsid writers flooding the inherited stdout past the shell's exit, set -m jobs, setsid'd descendants); half are aborted at a random moment. Then ${hosts.count} host processes (each running a command and a background task with background, set -m and setsid'd children, and spilling) killed by SIGINT, SIGTERM and SIGHUP.`,
     '',
     `| measure | value |`,
     `| --- | --- |`,
     `| pids recorded (shells and their children) | ${pids.size} |`,
     `| processes left alive | ${alive.length} |`,
+    `| hosts killed by a signal / died by it | ${hosts.count} / ${hosts.count - hosts.wrongExits.length} |`,
+    `| their processes recorded / left alive | ${hosts.pids.length} / ${hostsAlive.length} |`,
+    `| their spill directories left | ${hosts.spillsLeft} |`,
     `| temp files left | ${tempLeft.length + (spillLeft ? 1 : 0)} |`,
     `| outcomes | ${[...kinds].sort().map(([kind, count]) => `${kind} ${count}`).join(', ')} |`,
     '',
