@@ -26,11 +26,12 @@ export function readForkCount(): number | undefined {
   return match === null ? undefined : Number(match[1])
 }
 
-/** The last pid the kernel handed out (`/proc/loadavg`). */
-function readLastPid(): number | undefined {
-  const text = readSmallFile('/proc/loadavg')
-  const last = text === undefined ? Number.NaN : Number(text.trim().split(' ').pop())
-  return Number.isSafeInteger(last) ? last : undefined
+/** From `/proc/loadavg`: the last pid the kernel handed out, and how many threads exist. */
+function readLoad(): { lastPid: number; threads: number } | undefined {
+  const fields = readSmallFile('/proc/loadavg')?.trim().split(' ')
+  const lastPid = Number(fields?.[4])
+  const threads = Number(fields?.[3]?.split('/')[1])
+  return Number.isSafeInteger(lastPid) && Number.isSafeInteger(threads) ? { lastPid, threads } : undefined
 }
 
 let pidMax: number | undefined
@@ -44,6 +45,8 @@ function readPidMax(): number {
 
 /** Pids below this are never handed out again after the kernel's pid counter wraps. */
 const PID_WRAP_FLOOR = 300
+/** Up to this many pids handed out since the shell's are probed one by one instead of listing /proc. */
+const PROBE_LIMIT = 128
 
 /**
  * What one command started, by more than its process group: its session (commands are session leaders, so the
@@ -80,20 +83,10 @@ export class CommandProcesses {
    */
   live(): number[] {
     if (!hasProcFs || this.shellStart === undefined) return signalProcessGroup(this.pid, 0) ? [this.pid] : []
-    let entries: string[]
-    try {
-      entries = readdirSync('/proc')
-    } catch {
-      return signalProcessGroup(this.pid, 0) ? [this.pid] : []
-    }
-    const onlyNewer = this.pidsCannotHaveWrapped(entries.length)
+    const candidates = this.candidates()
+    if (candidates === undefined) return signalProcessGroup(this.pid, 0) ? [this.pid] : []
     const stats: ProcStat[] = []
-    for (const entry of entries) {
-      const code = entry.charCodeAt(0)
-      if (code < 48 || code > 57) continue
-      const pid = Number(entry)
-      // Whatever the command started got a pid after the shell's, unless the pid counter wrapped meanwhile.
-      if (onlyNewer && pid < this.pid) continue
+    for (const pid of candidates) {
       const stat = readProcStat(pid)
       if (stat !== undefined && stat.startTime >= this.shellStart) stats.push(stat)
     }
@@ -159,15 +152,47 @@ export class CommandProcesses {
   }
 
   /**
-   * True when every process the command started has a pid above the shell's: the pid counter has not wrapped since
-   * the spawn. A wrap needs at least (pid_max − shell pid) + (last pid − 300) allocations, minus pids skipped because
-   * they were in use (at most the processes alive now).
+   * The pids that may belong to the command: those handed out since the shell's (probed one by one when there are
+   * few, so a short command's end costs a handful of reads and no listing of /proc), or every process in /proc when
+   * the pid counter may have wrapped since the spawn. `undefined` when /proc cannot be listed.
    */
-  private pidsCannotHaveWrapped(processCount: number): boolean {
-    const lastPid = readLastPid()
+  private candidates(): Iterable<number> | undefined {
+    const newest = this.newestPidIfNoWrap()
+    if (newest !== undefined && newest - this.pid <= PROBE_LIMIT) {
+      const range: number[] = []
+      for (let pid = this.pid; pid <= newest; pid++) range.push(pid)
+      return range
+    }
+    let entries: string[]
+    try {
+      entries = readdirSync('/proc')
+    } catch {
+      return undefined
+    }
+    const pids: number[] = []
+    for (const entry of entries) {
+      const code = entry.charCodeAt(0)
+      if (code < 48 || code > 57) continue
+      const pid = Number(entry)
+      // Whatever the command started got a pid after the shell's, unless the pid counter wrapped meanwhile.
+      if (newest === undefined || pid >= this.pid) pids.push(pid)
+    }
+    return pids
+  }
+
+  /**
+   * The last pid handed out, when every pid handed out since the spawn lies between the shell's and it: the pid
+   * counter has not wrapped. A wrap needs at least (pid_max − shell pid) + (last pid − 300) steps of the counter:
+   * allocations since the spawn (the fork count of /proc/stat) plus pids skipped because they were in use (at most
+   * the threads alive, the second number of /proc/loadavg's fourth field).
+   */
+  private newestPidIfNoWrap(): number | undefined {
+    const load = readLoad()
     const forks = readForkCount()
-    if (lastPid === undefined || forks === undefined || this.forksAtStart === undefined || lastPid < this.pid) return false
-    const forksSince = forks - this.forksAtStart
-    return forksSince + processCount < readPidMax() - this.pid + (lastPid - PID_WRAP_FLOOR)
+    if (load === undefined || forks === undefined || this.forksAtStart === undefined || load.lastPid < this.pid) {
+      return undefined
+    }
+    const steps = forks - this.forksAtStart + load.threads
+    return steps < readPidMax() - this.pid + (load.lastPid - PID_WRAP_FLOOR) ? load.lastPid : undefined
   }
 }
