@@ -20,10 +20,13 @@ export const hasProcFs = process.platform === 'linux'
 
 /** One entry of `/proc/<pid>/stat`: what tracking needs. */
 export interface ProcStat {
+  /** The process id. */
   readonly pid: number
   /** The state letter (`R`, `S`, `Z`, …). */
   readonly state: string
+  /** The parent's pid (1, or a subreaper's, once the parent died). */
   readonly ppid: number
+  /** The process group id. */
   readonly pgrp: number
   /** The session id. */
   readonly sid: number
