@@ -1,5 +1,6 @@
 // Issue 14, item 12 (the bash part): with Object.prototype polluted, nothing a caller left out is read from it.
 import { existsSync } from 'node:fs'
+import fc from 'fast-check'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BASH_TOOLS_DEFAULTS, resolveBashToolsConfig } from './bash-tools-config.js'
@@ -113,5 +114,53 @@ describe('configuration objects are read by own properties', () => {
     )
     expect({ ...environment }).toEqual({ ...clean })
     expect(environment['PATH']).toBe('/usr/bin')
+  })
+})
+
+describe('for every pollution (property)', () => {
+  const executorKeys = Object.keys(resolveLocalBashConfig({}))
+  const toolKeys = Object.keys(BASH_TOOLS_DEFAULTS)
+  const anyValue = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }))
+  const pollution = (keys: readonly string[]) =>
+    fc.dictionary(fc.constantFrom(...keys), anyValue, { minKeys: 1, maxKeys: keys.length })
+
+  it('no set of inherited configuration keys changes a resolved configuration', async () => {
+    const cleanExecutor = resolveLocalBashConfig({})
+    await fc.assert(
+      fc.asyncProperty(pollution([...executorKeys, ...toolKeys, 'executor', 'tools']), async (values) => {
+        const [executorConfig, toolsConfig, combined] = await polluted(values, () => [
+          resolveLocalBashConfig({}),
+          resolveBashToolsConfig({}),
+          resolveLocalBashToolsConfig({}),
+        ])
+        expect(executorConfig).toEqual(cleanExecutor)
+        expect(toolsConfig).toEqual(BASH_TOOLS_DEFAULTS)
+        expect(combined).toEqual({ executor: {}, tools: {} })
+      }),
+      { numRuns: 100 },
+    )
+  })
+
+  it('no set of inherited bash arguments is ever used by a call with only a command', async () => {
+    const loaded = await tools()
+    const marker = join(scratch, 'pwned-property')
+    await fc.assert(
+      fc.asyncProperty(pollution(['command', 'description', 'timeout', 'workdir', 'run_in_background']), async (values) => {
+        // An inherited command, if it ran, would leave the marker.
+        if ('command' in values) values['command'] = `touch ${marker}`
+        const result = await polluted(values, () => loaded.call('bash', { command: 'echo ok' }))
+        expect(existsSync(marker)).toBe(false)
+        if (result.isError) {
+          // The argument validator (tools-schema) may refuse a call whose inherited value has the wrong type; the
+          // tool itself never reads one. Either way nothing inherited runs.
+          expect(result.error).toMatchObject({ code: 'INVALID_ARGS' })
+          return
+        }
+        expect(loaded.text(result)).toBe('ok')
+        expect(result.meta).toMatchObject({ exitCode: 0, timedOut: false, cwd: scratch })
+        expect(result.meta).not.toHaveProperty('taskId')
+      }),
+      { numRuns: 15 },
+    )
   })
 })
