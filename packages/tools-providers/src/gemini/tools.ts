@@ -49,8 +49,10 @@ export interface GeminiLegacyToolsOptions<Name extends string> {
  * @param schemas - the tools, as `ctx.tools.schemas(agent)` returns them
  * @throws {@link ProviderToolNameError} or {@link ProviderInputError}.
  */
-export function geminiTools(schemas: readonly ToolSchema[]): GeminiTools {
-  return geminiList(buildToolList({ schemas, what: 'geminiTools', rule: GEMINI_TOOL_NAME, profile: 'gemini', nonStrict: 'gemini', fallback: undefined }), GEMINI_TYPE_NAMES)
+export function geminiTools(schemas: readonly ToolSchema[]): GeminiTools<never> {
+  const built = buildToolList({ schemas, what: 'geminiTools', rule: GEMINI_TOOL_NAME, profile: 'gemini', nonStrict: 'gemini', fallback: undefined })
+  // No declaration of this list has a legacy `parameters` schema, so no type name is ever written (`never`).
+  return geminiList(built, GEMINI_TYPE_NAMES as unknown as GeminiTypeNames<never>)
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ToolSchema } from '@dsh/tools-core'
-import { isRecord, copyJson } from '../json-equal.js'
+import { copyJson } from '../json-equal.js'
 import { assertOptionsObject, ProviderInputError } from '../input-error.js'
 import type { ParsedToolCall, ParseCallsOptions } from '../parsed-call.js'
 import type { SchemaIssue } from '../schema-issue.js'
