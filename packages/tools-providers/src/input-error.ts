@@ -31,3 +31,18 @@ export class ProviderInputError extends DshError {
 export function assertOptionsObject(options: unknown, what: string): void {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new ProviderInputError(`${what}: options must be an object`)
 }
+
+/**
+ * Runs `read` over caller-supplied data; anything it throws that is not already a coded error (a getter that
+ * throws, a revoked proxy, a stack overflow on a hostile structure) becomes a {@link ProviderInputError}, so a
+ * conversion only ever fails with a typed error.
+ */
+export function readingInput<T>(what: string, read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    if (DshError.isInstance(error)) throw error
+    const detail = error instanceof Error ? error.message : String(error)
+    throw new ProviderInputError(`${what}: reading the input failed (${detail})`, { cause: error })
+  }
+}

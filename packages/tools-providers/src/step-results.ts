@@ -1,6 +1,6 @@
 import type { ContentBlock, HookContext, ToolExecutionResult } from '@dsh/tools-core'
-import { ProviderInputError } from './input-error.js'
-import { isRecord } from './json-equal.js'
+import { ProviderInputError, readingInput } from './input-error.js'
+import { copyJson, isRecord } from './json-equal.js'
 
 /** What every result converter takes besides the results. */
 export interface StepResultsOptions {
@@ -50,18 +50,34 @@ export function readStep(
   options: StepResultsOptions | undefined,
   what: string,
 ): { results: readonly ToolExecutionResult[]; context: readonly ContentBlock[] } {
+  return readingInput(what, () => readStepUnguarded(results, options, what))
+}
+
+function readStepUnguarded(
+  results: unknown,
+  options: StepResultsOptions | undefined,
+  what: string,
+): { results: readonly ToolExecutionResult[]; context: readonly ContentBlock[] } {
   if (!Array.isArray(results)) throw new ProviderInputError(`${what} expects an array of tool execution results`)
+  if (options !== undefined && !isRecord(options)) throw new ProviderInputError(`${what}: options must be an object`)
   const seen = new Set<string>()
-  const checked = results.map((result: unknown, index) => {
-    if (!isRecord(result) || !isString(result['callId']) || typeof result['isError'] !== 'boolean') {
+  // Each field is read once into a detached copy, then checked: a getter cannot pass the check and hand the
+  // conversion something else afterwards.
+  const checked = results.map((result: unknown, index): ToolExecutionResult => {
+    if (!isRecord(result)) throw new ProviderInputError(`${what}: result ${index} is not a tool execution result ({ callId, content, isError })`)
+    const { callId, isError, content, error, additionalContext } = result
+    if (!isString(callId) || typeof isError !== 'boolean') {
       throw new ProviderInputError(`${what}: result ${index} is not a tool execution result ({ callId, content, isError })`)
     }
-    if (seen.has(result['callId'])) throw new ProviderInputError(`${what}: two results answer the call ${JSON.stringify(result['callId'])}`)
-    seen.add(result['callId'])
-    checkContent(result['content'], `${what}: result ${index} content`)
-    return result as unknown as ToolExecutionResult
+    if (seen.has(callId)) throw new ProviderInputError(`${what}: two results answer the call ${JSON.stringify(callId)}`)
+    seen.add(callId)
+    const copy: ToolExecutionResult = { callId, isError, content: [...checkContent(copyJson(content), `${what}: result ${index} content`)] }
+    if (isRecord(error)) copy.error = copyJson(error) as NonNullable<ToolExecutionResult['error']>
+    if (additionalContext !== undefined) copy.additionalContext = copyJson(additionalContext) as NonNullable<ToolExecutionResult['additionalContext']>
+    return copy
   })
-  const contexts = options?.additionalContext ?? checked.flatMap((result) => (result.additionalContext === undefined ? [] : [result.additionalContext]))
+  const given = options?.additionalContext
+  const contexts: unknown = given === undefined ? checked.flatMap((result) => (result.additionalContext === undefined ? [] : [result.additionalContext])) : copyJson(given)
   if (!Array.isArray(contexts)) throw new ProviderInputError(`${what}: additionalContext must be an array of { content } objects`)
   const context = contexts.flatMap((entry: unknown, index) => {
     if (!isRecord(entry)) throw new ProviderInputError(`${what}: additionalContext[${index}] is not a { content } object`)

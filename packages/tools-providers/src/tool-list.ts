@@ -1,6 +1,6 @@
 import type { ToolSchema } from '@dsh/tools-core'
-import { ProviderInputError } from './input-error.js'
-import { isRecord } from './json-equal.js'
+import { ProviderInputError, readingInput } from './input-error.js'
+import { copyJson, isRecord } from './json-equal.js'
 import { projectSchema } from './project-schema.js'
 import { ProviderSchemaError } from './schema-error.js'
 import type { SchemaIssue, SchemaProfile } from './schema-issue.js'
@@ -39,7 +39,8 @@ export function readToolSchemas(schemas: unknown, what: string): { name: string;
     if (!isRecord(parameters) || parameters['type'] !== 'object') {
       throw new ProviderInputError(`${what}: tool "${name}" has no object parameter schema ({ type: 'object', … })`)
     }
-    return { name, description, parameters: parameters as ToolSchema['parameters'] }
+    // A detached copy: the inverse mapping must use the schema that was sent, whatever the caller does later.
+    return { name, description, parameters: copyJson(parameters) as ToolSchema['parameters'] }
   })
 }
 
@@ -76,6 +77,10 @@ export function buildToolList(options: {
   readonly nonStrict: SchemaProfile
   readonly fallback: ProfileFallback | undefined
 }): BuiltToolList {
+  return readingInput(options.what, () => build(options))
+}
+
+function build(options: Parameters<typeof buildToolList>[0]): BuiltToolList {
   const { what, rule, profile, nonStrict } = options
   const fallback = options.fallback ?? 'error'
   if (fallback !== 'error' && fallback !== 'non-strict') throw new ProviderInputError(`${what}: fallback must be 'error' or 'non-strict', got ${JSON.stringify(fallback)}`)
@@ -109,5 +114,7 @@ export function buildToolList(options: {
  * @param profile - the profile to lint against
  */
 export function lintToolSchemas(schemas: readonly ToolSchema[], profile: SchemaProfile): readonly SchemaIssue[] {
-  return Object.freeze(readToolSchemas(schemas, 'lintToolSchemas').flatMap((schema) => projectSchema(schema.parameters, profile, schema.name).issues))
+  return readingInput('lintToolSchemas', () =>
+    Object.freeze(readToolSchemas(schemas, 'lintToolSchemas').flatMap((schema) => projectSchema(schema.parameters, profile, schema.name).issues)),
+  )
 }

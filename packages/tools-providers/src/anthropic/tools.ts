@@ -1,5 +1,5 @@
 import type { ToolSchema } from '@dsh/tools-core'
-import { assertOptionsObject, ProviderInputError } from '../input-error.js'
+import { assertOptionsObject, ProviderInputError, readingInput } from '../input-error.js'
 import { copyJson, isRecord } from '../json-equal.js'
 import { acceptedCall, describeJsonType, malformedCall, nameProblem, type ParseCallsOptions, type ParsedToolCall, type RawCall } from '../parsed-call.js'
 import type { SchemaIssue } from '../schema-issue.js'
@@ -56,7 +56,7 @@ export function anthropicTools(schemas: readonly ToolSchema[], options: Anthropi
       }))
     },
     issues: built.issues,
-    parseCalls: (content: readonly AnthropicContentBlockLike[], parseOptions: ParseCallsOptions = {}) => parseToolUse(content, parseOptions),
+    parseCalls: (content: readonly AnthropicContentBlockLike[], parseOptions: ParseCallsOptions = {}) => readingInput('parseCalls', () => parseToolUse(content, parseOptions)),
   })
 }
 

@@ -1,5 +1,5 @@
 import type { ContentBlock, ToolExecutionResult } from '@dsh/tools-core'
-import { ProviderInputError } from '../input-error.js'
+import { ProviderInputError, readingInput } from '../input-error.js'
 import type { ParsedToolCall } from '../parsed-call.js'
 import { blockAsText, errorHeading, readStep, resourceBlob, type StepResultsOptions } from '../step-results.js'
 import type { GeminiContent, GeminiFunctionResponse, GeminiInlineData, GeminiPart } from './types.js'
@@ -25,6 +25,10 @@ function inlineData(block: ContentBlock): GeminiInlineData | undefined {
  * @throws {@link ProviderInputError} when a result is malformed, two answer one call, or one answers no call.
  */
 export function toGeminiContent(results: readonly ToolExecutionResult[], calls: readonly ParsedToolCall[], options?: StepResultsOptions): GeminiContent {
+  return readingInput('toGeminiContent', () => geminiContent(results, calls, options))
+}
+
+function geminiContent(results: readonly ToolExecutionResult[], calls: readonly ParsedToolCall[], options: StepResultsOptions | undefined): GeminiContent {
   const what = 'toGeminiContent'
   const step = readStep(results, options, what)
   if (!Array.isArray(calls)) throw new ProviderInputError(`${what} expects the step's parsed calls as its second argument`)

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ToolSchema } from '@dsh/tools-core'
-import { assertOptionsObject, ProviderInputError } from '../input-error.js'
+import { assertOptionsObject, ProviderInputError, readingInput } from '../input-error.js'
 import { copyJson, isRecord } from '../json-equal.js'
 import { acceptedCall, describeJsonType, malformedCall, nameProblem, type ParseCallsOptions, type ParsedToolCall, type RawCall } from '../parsed-call.js'
 import type { SchemaIssue } from '../schema-issue.js'
@@ -92,7 +92,7 @@ function geminiList<Name extends string>(built: BuiltToolList, types: GeminiType
       return declarations()
     },
     issues: built.issues,
-    parseCalls: (source: GeminiCallSource, options: GeminiParseCallsOptions = {}) => parseFunctionCalls(source, options),
+    parseCalls: (source: GeminiCallSource, options: GeminiParseCallsOptions = {}) => readingInput('parseCalls', () => parseFunctionCalls(source, options)),
   })
 }
 

@@ -1,6 +1,6 @@
 import type { ToolSchema } from '@dsh/tools-core'
 import { copyJson } from '../json-equal.js'
-import { assertOptionsObject, ProviderInputError } from '../input-error.js'
+import { assertOptionsObject, ProviderInputError, readingInput } from '../input-error.js'
 import type { ParsedToolCall, ParseCallsOptions } from '../parsed-call.js'
 import type { SchemaIssue } from '../schema-issue.js'
 import { buildToolList, type ProfileFallback } from '../tool-list.js'
@@ -81,8 +81,8 @@ export function openaiTools(schemas: readonly ToolSchema[], options: OpenAITools
     },
     issues: built.issues,
     parseChatCalls: (toolCalls: readonly OpenAIChatToolCallLike[] | null | undefined, parseOptions: ParseCallsOptions = {}) =>
-      parseChatCalls(toolCalls, byName, parseOptions),
+      readingInput('parseChatCalls', () => parseChatCalls(toolCalls, byName, parseOptions)),
     parseResponsesCalls: (output: readonly OpenAIResponsesItemLike[], parseOptions: ParseCallsOptions = {}) =>
-      parseResponsesCalls(output, byName, parseOptions),
+      readingInput('parseResponsesCalls', () => parseResponsesCalls(output, byName, parseOptions)),
   })
 }
