@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { ToolSchema } from '@dsh/tools-core'
 import { assertOptionsObject, ProviderInputError, readingInput } from '../input-error.js'
 import { copyJson, isRecord } from '../json-equal.js'
@@ -99,7 +98,8 @@ function geminiList<Name extends string>(built: BuiltToolList, types: GeminiType
 function parseFunctionCalls(source: unknown, options: unknown): ParsedToolCall[] {
   const what = 'parseCalls'
   if (!isRecord(options)) throw new ProviderInputError(`${what}: options must be an object`)
-  const { makeCallId = () => `gemini-${randomUUID()}` } = options as GeminiParseCallsOptions
+  // The global Web Crypto, not node:crypto: the subpath stays usable in browsers and edge runtimes.
+  const { makeCallId = () => `gemini-${globalThis.crypto.randomUUID()}` } = options as GeminiParseCallsOptions
   if (typeof makeCallId !== 'function') throw new ProviderInputError(`${what}: makeCallId must be a function`)
   if (!Array.isArray(source)) throw new ProviderInputError(`${what} expects the content's parts or response.functionCalls`)
   const calls: ParsedToolCall[] = []
