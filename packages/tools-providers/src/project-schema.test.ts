@@ -77,3 +77,15 @@ describe('lintToolSchemas', () => {
     expect(lintToolSchemas([readFile], 'openai')).toEqual([])
   })
 })
+
+describe('projectSchema: what strict mode and the OpenAPI subset need spelled out', () => {
+  it('openai-strict lists required on every object, also an empty one', () => {
+    const { schema } = projectSchema(object({ o: { type: 'object', properties: {}, additionalProperties: false } }, { required: ['o'] }), 'openai-strict', 't')
+    expect(schema).toEqual({ type: 'object', properties: { o: { type: 'object', properties: {}, required: [], additionalProperties: false } }, required: ['o'], additionalProperties: false })
+  })
+
+  it('gemini-legacy keeps both descriptions when "X or null" merges into one node', () => {
+    const schema = object({ v: { description: 'Outer.', oneOf: [{ type: 'string', description: 'Inner.' }, { type: 'null' }] } })
+    expect((projectSchema(schema, 'gemini-legacy', 't').schema['properties'] as Record<string, unknown>)['v']).toEqual({ type: 'string', description: 'Outer. Inner.', nullable: true })
+  })
+})

@@ -94,10 +94,11 @@ class Walker {
       } else this.report('unsupported', path, key, `${this.rules.provider} does not accept "${key}"`)
     }
     const description = schema['description']
-    if (typeof description === 'string' || notes.length > 0) {
-      const text = typeof description === 'string' ? description : ''
-      out['description'] = notes.length === 0 ? text : `${text}${text === '' ? '' : ' '}(${notes.join('; ')})`
-    } else if (description !== undefined) this.report('unsupported', path, 'description', 'a description must be a string')
+    if (description !== undefined && typeof description !== 'string') this.report('unsupported', path, 'description', 'a description must be a string')
+    // A branch merged into this node (gemini-legacy's "X or null") may bring its own description: keep both.
+    const texts = [description, out['description']].filter((text): text is string => typeof text === 'string' && text !== '')
+    if (notes.length > 0) texts.push(`(${notes.join('; ')})`)
+    if (texts.length > 0 || typeof description === 'string') out['description'] = texts.join(' ')
     return out
   }
 
@@ -188,7 +189,8 @@ class Walker {
       this.report('unsupported', path, 'required', `required ${missing.map((name) => `"${name}"`).join(', ')} without a schema in a closed object`)
     }
     const names = this.rules.requireAll ? Object.keys(properties) : [...requiredSet]
-    if (names.length > 0) out['required'] = names
+    // Strict mode wants `required` listed on every object, even when it is empty.
+    if (names.length > 0 || this.rules.requireAll) out['required'] = names
     this.additional(schema['additionalProperties'], out, path, root)
   }
 
