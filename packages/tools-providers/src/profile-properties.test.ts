@@ -25,6 +25,8 @@ const schemaArbitrary = fc.letrec<{ node: Schema; object: Schema }>((tie) => ({
     ),
     fc.record({ type: fc.constantFrom('number', 'integer'), minimum: fc.integer({ min: -2, max: 2 }), exclusiveMaximum: fc.integer({ min: 3, max: 9 }), multipleOf: fc.constantFrom(1, 2) }, { requiredKeys: ['type'] }),
     fc.constant({ type: 'boolean' }),
+    fc.record({ type: fc.constant(['string', 'null']), maxLength: fc.nat(4), description: fc.constant('T or null') }, { requiredKeys: ['type'] }),
+    fc.constant({ type: ['null', 'integer'] }),
     fc.constant({ type: 'null' }),
     fc.constant({}),
     fc.record({ type: fc.constant('string'), const: fc.constantFrom('on', 'off') }, { requiredKeys: ['type', 'const'] }),

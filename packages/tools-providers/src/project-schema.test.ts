@@ -89,3 +89,27 @@ describe('projectSchema: what strict mode and the OpenAPI subset need spelled ou
     expect((projectSchema(schema, 'gemini-legacy', 't').schema['properties'] as Record<string, unknown>)['v']).toEqual({ type: 'string', description: 'Outer. Inner.', nullable: true })
   })
 })
+
+describe('projectSchema: a raw "T or null" type list', () => {
+  const schema = object({ v: { type: ['string', 'null'], maxLength: 3, description: 'Name.' } }, { required: ['v'] })
+
+  it('is sent as anyOf by the strict profiles and as nullable by gemini-legacy', () => {
+    expect((projectSchema(schema, 'openai-strict', 't').schema['properties'] as Record<string, unknown>)['v']).toEqual({
+      description: 'Name.',
+      anyOf: [{ type: 'string', description: '(maxLength: 3)' }, { type: 'null' }],
+    })
+    expect((projectSchema(schema, 'gemini-legacy', 't').schema['properties'] as Record<string, unknown>)['v']).toEqual({ type: 'string', maxLength: 3, description: 'Name.', nullable: true })
+  })
+
+  it('other type lists stay unsupported', () => {
+    expect(keywords(object({ v: { type: ['string', 'integer'] } }), 'gemini-legacy')).toEqual(['unsupported v type'])
+    expect(keywords(object({ v: { type: ['string', 'null'], enum: ['a', null] } }), 'openai-strict')).toContain('unsupported v type')
+  })
+})
+
+describe('projectSchema: regressions the ajv property test found', () => {
+  it('gemini-legacy: a oneOf of "T or null" and null (which rejects null: it matches both) is not sent as nullable', () => {
+    const schema = object({ a: { oneOf: [{ type: ['string', 'null'] }, { type: 'null' }] } })
+    expect(keywords(schema, 'gemini-legacy')).toEqual(['unsupported a oneOf'])
+  })
+})

@@ -75,6 +75,8 @@ class Walker {
       this.report('unsupported', path, 'schema', `a boolean schema (${JSON.stringify(schema)}) cannot be sent`)
       return {}
     }
+    const nullableType = asNullableType(schema)
+    if (nullableType !== undefined) return this.node(nullableType, path, depth + 1, root)
     const out: Record<string, unknown> = {}
     const notes: string[] = []
     const union = this.union(schema, path, depth)
@@ -128,7 +130,8 @@ class Walker {
     if (this.rules.unions === 'nullable') {
       const nullIndex = branches.findIndex(isNullOnly)
       const other = branches[nullIndex === 0 ? 1 : 0]
-      if (branches.length !== 2 || nullIndex === -1 || !isRecord(other) || Object.hasOwn(other, 'oneOf') || Object.hasOwn(other, 'anyOf') || isNullOnly(other)) {
+      if (branches.length !== 2 || nullIndex === -1 || !isRecord(other) || Object.hasOwn(other, 'oneOf') || Object.hasOwn(other, 'anyOf') || acceptsNull(other)) {
+        // A branch that accepts null itself would make null match both: the oneOf rejects it, nullable would not.
         this.report('unsupported', path, keyword, `${this.rules.provider} has no unions; only "one of X or null" can be sent (as nullable)`)
         return {}
       }
@@ -225,4 +228,27 @@ function acceptsNull(schema: unknown): boolean {
   if (Array.isArray(schema['enum'])) return schema['enum'].includes(null)
   const type = schema['type']
   return type === undefined || type === 'null' || (Array.isArray(type) && type.includes('null'))
+}
+
+const annotationKeys: ReadonlySet<string> = new Set(['title', 'description', 'default', 'examples'])
+
+/**
+ * `{ type: [T, 'null'], …T's keywords }` (a type list raw JSON Schema uses for "T or null") rewritten as
+ * `{ oneOf: [{ type: T, … }, { type: 'null' }] }` with the annotations outside, which every profile can send
+ * (`anyOf`, or `nullable`); `type: [T]` as `type: T`. Other type lists, or one beside `enum`/`const`, stay as they
+ * are (and are unsupported).
+ */
+function asNullableType(schema: Record<string, unknown>): Record<string, unknown> | undefined {
+  const type = schema['type']
+  if (!Array.isArray(type) || Object.hasOwn(schema, 'enum') || Object.hasOwn(schema, 'const')) return undefined
+  if (type.length === 1 && typeof type[0] === 'string') return { ...schema, type: type[0] }
+  const other = type.find((entry) => entry !== 'null')
+  if (type.length !== 2 || !type.includes('null') || typeof other !== 'string' || other === 'null') return undefined
+  const outer: Record<string, unknown> = {}
+  const inner: Record<string, unknown> = { type: other }
+  for (const key of Object.keys(schema)) {
+    if (key === 'type') continue
+    setOwn(annotationKeys.has(key) ? outer : inner, key, schema[key])
+  }
+  return { ...outer, oneOf: [inner, { type: 'null' }] }
 }
