@@ -1,0 +1,36 @@
+/** The schema profiles: how a tool's JSON Schema is projected for one provider. */
+export type SchemaProfile =
+  | 'openai'
+  | 'openai-strict'
+  | 'anthropic'
+  | 'anthropic-strict'
+  | 'gemini'
+  | 'gemini-legacy'
+
+/**
+ * What a profile does to one construct of a schema that it cannot send as it is:
+ * - `unsupported`: the profile cannot express it; building the list fails (`PROVIDER_UNSUPPORTED_SCHEMA`) unless
+ *   a fallback was asked for;
+ * - `widened`: the provider's schema accepts values the tool rejects (a bound moved into the description); the
+ *   local validator still rejects them and tells the model why;
+ * - `narrowed`: the provider's schema rejects values the tool would accept (an explicit `null` for an optional
+ *   property that accepts `null`, an open object the provider is not told about);
+ * - `moved`: an annotation (`default`, `examples`) moved into the description; validation is unchanged.
+ */
+export type SchemaIssueKind = 'unsupported' | 'widened' | 'narrowed' | 'moved'
+
+/** One construct a profile could not send as it is: a line of the definition-time lint. */
+export interface SchemaIssue {
+  /** The tool whose schema it is. */
+  readonly tool: string
+  /** The profile that was applied. */
+  readonly profile: SchemaProfile
+  /** What happens to the construct. */
+  readonly kind: SchemaIssueKind
+  /** Where in the arguments the construct applies: `servers[].host`; `''` is the top level. */
+  readonly path: string
+  /** The keyword or construct concerned: `minimum`, `oneOf`, `additionalProperties`, … */
+  readonly keyword: string
+  /** One sentence: `tool "x" loses minimum at "a.b" on anthropic-strict: …`. */
+  readonly message: string
+}

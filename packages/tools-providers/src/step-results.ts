@@ -1,0 +1,132 @@
+import type { ContentBlock, HookContext, ToolExecutionResult } from '@dsh/tools-core'
+import { ProviderInputError, readingInput } from './input-error.js'
+import { copyJson, isRecord } from './json-equal.js'
+
+/** What every result converter takes besides the results. */
+export interface StepResultsOptions {
+  /**
+   * The context to place after all of the step's results (each `HookContext`'s content, in order). Omitted: the
+   * `additionalContext` of each result, in the results' order. Pass it when a step runner handed it back
+   * separately (then the results' own fields are not read, so nothing is placed twice).
+   */
+  readonly additionalContext?: readonly HookContext[] | undefined
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string'
+
+/** Checks one content block's shape; throws {@link ProviderInputError} naming the place. */
+function checkBlock(block: unknown, where: string): ContentBlock {
+  if (!isRecord(block)) throw new ProviderInputError(`${where} is not a content block object`)
+  const ok = (() => {
+    switch (block['type']) {
+      case 'text':
+        return isString(block['text'])
+      case 'image':
+      case 'audio':
+        return isString(block['data']) && isString(block['mimeType'])
+      case 'resource_link':
+        return isString(block['uri']) && isString(block['name'])
+      case 'resource': {
+        const resource = block['resource']
+        return isRecord(resource) && isString(resource['uri']) && (isString(resource['text']) || isString(resource['blob']))
+      }
+      default:
+        return false
+    }
+  })()
+  if (!ok) throw new ProviderInputError(`${where} is not a well-formed content block (type ${JSON.stringify(block['type'])})`)
+  return block as unknown as ContentBlock
+}
+
+/** Checks a content list. */
+export function checkContent(content: unknown, where: string): readonly ContentBlock[] {
+  if (!Array.isArray(content)) throw new ProviderInputError(`${where} is not an array of content blocks`)
+  return content.map((block, index) => checkBlock(block, `${where}[${index}]`))
+}
+
+/** Reads the step's results and the context to append, checking their shapes (a caller's error is typed). */
+export function readStep(
+  results: unknown,
+  options: StepResultsOptions | undefined,
+  what: string,
+): { results: readonly ToolExecutionResult[]; context: readonly ContentBlock[] } {
+  return readingInput(what, () => readStepUnguarded(results, options, what))
+}
+
+function readStepUnguarded(
+  results: unknown,
+  options: StepResultsOptions | undefined,
+  what: string,
+): { results: readonly ToolExecutionResult[]; context: readonly ContentBlock[] } {
+  if (!Array.isArray(results)) throw new ProviderInputError(`${what} expects an array of tool execution results`)
+  if (options !== undefined && !isRecord(options)) throw new ProviderInputError(`${what}: options must be an object`)
+  const seen = new Set<string>()
+  // Each field is read once into a detached copy, then checked: a getter cannot pass the check and hand the
+  // conversion something else afterwards.
+  const checked = results.map((result: unknown, index): ToolExecutionResult => {
+    if (!isRecord(result)) throw new ProviderInputError(`${what}: result ${index} is not a tool execution result ({ callId, content, isError })`)
+    const { callId, isError, content, error, additionalContext } = result
+    if (!isString(callId) || typeof isError !== 'boolean') {
+      throw new ProviderInputError(`${what}: result ${index} is not a tool execution result ({ callId, content, isError })`)
+    }
+    if (seen.has(callId)) throw new ProviderInputError(`${what}: two results answer the call ${JSON.stringify(callId)}`)
+    seen.add(callId)
+    const copy: ToolExecutionResult = { callId, isError, content: [...checkContent(copyJson(content), `${what}: result ${index} content`)] }
+    if (isRecord(error)) copy.error = copyJson(error) as NonNullable<ToolExecutionResult['error']>
+    if (additionalContext !== undefined) copy.additionalContext = copyJson(additionalContext) as NonNullable<ToolExecutionResult['additionalContext']>
+    return copy
+  })
+  const given = options?.additionalContext
+  const contexts: unknown = given === undefined ? checked.flatMap((result) => (result.additionalContext === undefined ? [] : [result.additionalContext])) : copyJson(given)
+  if (!Array.isArray(contexts)) throw new ProviderInputError(`${what}: additionalContext must be an array of { content } objects`)
+  const context = contexts.flatMap((entry: unknown, index) => {
+    if (!isRecord(entry)) throw new ProviderInputError(`${what}: additionalContext[${index}] is not a { content } object`)
+    return checkContent(entry['content'], `${what}: additionalContext[${index}].content`)
+  })
+  return { results: checked, context }
+}
+
+/** How many bytes a base64 text holds (for notes about data a provider cannot take). */
+export function base64Bytes(data: string): number {
+  const clean = data.replace(/\s+/g, '')
+  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0
+  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding)
+}
+
+/**
+ * The text form of a block for a provider that cannot carry it natively: a resource link as its name, URI and
+ * facts; an embedded text resource with its URI and text; binary data (audio, a blob, an image a provider cannot
+ * take) as a note that it exists and was not shown, so the model never mistakes a missing attachment for an empty one.
+ */
+export function blockAsText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text
+    case 'resource_link': {
+      const facts = [block.title, block.mimeType, block.size === undefined ? undefined : `${block.size} bytes`].filter(isString)
+      const head = `[resource link: ${block.name} <${block.uri}>${facts.length > 0 ? ` (${facts.join(', ')})` : ''}]`
+      return block.description === undefined ? head : `${head}\n${block.description}`
+    }
+    case 'resource': {
+      const { resource } = block
+      const mime = resource.mimeType === undefined ? '' : ` (${resource.mimeType})`
+      if ('text' in resource && isString(resource.text)) return `[resource <${resource.uri}>${mime}]\n${resource.text}`
+      return `[resource <${resource.uri}>${mime}: ${base64Bytes((resource as { blob: string }).blob)} bytes of binary data, not shown]`
+    }
+    case 'image':
+    case 'audio':
+      return `[${block.type} (${block.mimeType}), ${base64Bytes(block.data)} bytes, not shown: this provider cannot take it here]`
+  }
+}
+
+/** The first line an error result gets where the provider has no error flag: `Error (CODE):`. */
+export function errorHeading(result: ToolExecutionResult): string {
+  const code = isRecord(result.error) && isString(result.error['code']) ? ` (${result.error['code']})` : ''
+  return `Error${code}: the tool call failed.`
+}
+
+/** An embedded resource's blob as `{ mimeType, data }`, or `undefined` for a text resource. */
+export function resourceBlob(block: ContentBlock): { mimeType: string | undefined; data: string } | undefined {
+  if (block.type !== 'resource' || !('blob' in block.resource) || !isString(block.resource.blob)) return undefined
+  return { mimeType: block.resource.mimeType, data: block.resource.blob }
+}
