@@ -11,11 +11,13 @@ import {
   type ToolGuard,
 } from '@dsh/tools-core'
 import type { Hook } from 'cordis'
+import { ABANDONED, ABORTED, CallAbort, withGrace } from './call-abort.js'
 import { DecisionChain, type ChainFailure } from './decision-chain.js'
 import { ACCEPT, ALLOW, readPostDecision, readPreDecision } from './decisions.js'
 import { describeThrown, describeValue, isThenable, quote } from './describe-value.js'
-import { isAbortSignal, PipelineExecution } from './execution.js'
+import { PipelineExecution } from './execution.js'
 import type { HookTable } from './hook-table.js'
+import { FieldReadError, readOwn } from './own-field.js'
 import {
   aborted,
   blocked,
@@ -24,6 +26,7 @@ import {
   HARNESS_FAULT,
   invalidDecision,
   invalidResult,
+  abandoned,
   materialize,
   nonJson,
   notFound,
@@ -35,6 +38,7 @@ import {
 } from './results.js'
 import type { ToolCatalog } from './tool-catalog.js'
 import type { ToolRecord } from './tool-record.js'
+import { isAbortSignal } from './signals.js'
 
 /** What the pipeline needs from its surroundings. */
 export interface PipelineHost {
@@ -42,11 +46,14 @@ export interface PipelineHost {
   readonly hooks: HookTable
   /** The approval service, looked up at each `ask`; `undefined` when none is provided. */
   approvalService(): ToolApprovalService | undefined
-  /** Reports a misbehaving hook, observer or service to developers (the result already tells the model). */
+  /** Reports a misbehaving hook, observer or service to developers (the result already tells the model). Never throws. */
   warn(message: string, cause?: unknown): void
+  /**
+   * How long, after the caller's signal fired, the dispatch (wrappers and body) may still take to settle before the
+   * call is abandoned (`ABORTED`, saying it may still be running).
+   */
+  readonly abortGraceMs: number
 }
-
-const ABORTED = Symbol('aborted')
 const maxListedTools = 50
 
 /** What `next()` resolves to for outer listeners once a decision chain has failed. */
@@ -62,14 +69,20 @@ interface Started {
   readonly failed?: ToolExecutionResult
 }
 
+/** The call's own fields (an inherited `name` or `arguments` is no field of the call), or what is wrong. */
 function readFields(input: unknown, forcedAgent: Agent | undefined): Record<string, unknown> | string {
   if (typeof input !== 'object' || input === null) return `the call is ${describeValue(input)}, not an object`
   try {
-    const fields = input as Record<string, unknown>
-    const { callId, name, arguments: args, parent, signal } = fields
-    return { callId, name, arguments: args, agent: forcedAgent ?? fields.agent, parent, signal }
+    return {
+      callId: readOwn(input, 'callId'),
+      name: readOwn(input, 'name'),
+      arguments: readOwn(input, 'arguments'),
+      agent: forcedAgent ?? readOwn(input, 'agent'),
+      parent: readOwn(input, 'parent'),
+      signal: readOwn(input, 'signal'),
+    }
   } catch (error) {
-    return `reading the call threw: ${describeThrown(error)}`
+    return error instanceof FieldReadError ? error.message : `reading the call threw: ${describeThrown(error)}`
   }
 }
 
@@ -79,7 +92,9 @@ function inputProblem(fields: Record<string, unknown>): string | undefined {
   if (typeof name !== 'string') return `its name is ${describeValue(name)}, not a string`
   if (agent !== undefined && (typeof agent !== 'object' || agent === null)) return `its agent is ${describeValue(agent)}, not an object`
   if (parent !== undefined && typeof parent !== 'symbol') return `its parent is ${describeValue(parent)}, not an execution token`
-  if (signal !== undefined && !isAbortSignal(signal)) return `its signal is ${describeValue(signal)}, not an AbortSignal`
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    return `its signal is ${describeValue(signal)}, not an AbortSignal (only the platform's own AbortSignal objects are accepted)`
+  }
   return undefined
 }
 
@@ -88,10 +103,18 @@ function inputProblem(fields: Record<string, unknown>): string | undefined {
  * before anything else runs. A malformed call (`INVALID_CALL`) or non-JSON arguments (`NON_JSON_VALUE`) fail
  * here, before the tool is even looked up.
  */
-function start(input: unknown, forcedAgent: Agent | undefined): Started {
+function start(input: unknown, forcedAgent: Agent | undefined, report: (error: unknown) => void): Started {
   const fields = readFields(input, forcedAgent)
-  const problem = typeof fields === 'string' ? fields : inputProblem(fields)
-  if (problem !== undefined) {
+  let problem = typeof fields === 'string' ? fields : inputProblem(fields)
+  let abort: CallAbort | undefined
+  if (problem === undefined) {
+    try {
+      abort = new CallAbort((fields as Record<string, unknown>).signal as AbortSignal | undefined, report)
+    } catch (error) {
+      problem = `its signal cannot be listened to (adding an abort listener threw ${describeThrown(error)})`
+    }
+  }
+  if (problem !== undefined || abort === undefined) {
     const known = typeof fields === 'string' ? {} : fields
     const exec = new PipelineExecution(
       typeof known.callId === 'string' ? known.callId : '',
@@ -99,43 +122,31 @@ function start(input: unknown, forcedAgent: Agent | undefined): Started {
       undefined,
       typeof known.agent === 'object' && known.agent !== null ? (known.agent as Agent) : undefined,
       typeof known.parent === 'symbol' ? (known.parent as ToolExecutionToken) : undefined,
-      isAbortSignal(known.signal) ? known.signal : undefined,
+      new CallAbort(undefined, report),
     )
-    return { exec, failed: invalidCall(exec.callId, `The tool call is malformed: ${problem}.`) }
+    return { exec, failed: invalidCall(exec.callId, `The tool call is malformed: ${problem ?? 'it cannot be read'}.`) }
   }
   const valid = fields as Record<string, unknown>
-  const snapshot = snapshotJson(valid.arguments)
+  let snapshot: ReturnType<typeof snapshotJson>
+  try {
+    snapshot = snapshotJson(valid.arguments)
+  } catch (error) {
+    abort.release()
+    throw error
+  }
   const exec = new PipelineExecution(
     valid.callId as string,
     valid.name as string,
     snapshot.ok ? snapshot.value : undefined,
     valid.agent as Agent | undefined,
     valid.parent as ToolExecutionToken | undefined,
-    valid.signal as AbortSignal | undefined,
+    abort,
   )
   if (snapshot.ok) return { exec }
   return {
     exec,
     failed: nonJson(exec.callId, `The arguments of the call to ${quote(exec.name)} are not JSON: ${snapshot.error.message}`),
   }
-}
-
-function untilAborted<T>(value: T | PromiseLike<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED)
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(ABORTED)
-    signal.addEventListener('abort', onAbort, { once: true })
-    Promise.resolve(value).then(
-      (settled) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(settled)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 function describeFailure(event: string, chainFailure: ChainFailure): string {
@@ -156,14 +167,19 @@ export class ExecutionPipeline {
 
   constructor(private readonly host: PipelineHost) {}
 
+  /** Reports an exception of a listener of a call's signal (see {@link CallAbort}). */
+  private readonly reportListener = (error: unknown): void => {
+    this.host.warn('an abort listener of a tool call threw', error)
+  }
+
   /** Runs one call. Never rejects. */
   async run(input: ToolExecutionInput, forcedAgent?: Agent): Promise<ToolExecutionResult> {
     let started: Started
     try {
-      started = start(input, forcedAgent)
+      started = start(input, forcedAgent, this.reportListener)
     } catch (error) {
       // Unreachable unless the runtime itself misbehaves (every read above is guarded); execute() never rejects.
-      const exec = new PipelineExecution('', '', undefined, undefined, undefined, undefined)
+      const exec = new PipelineExecution('', '', undefined, undefined, undefined, new CallAbort(undefined, this.reportListener))
       started = { exec, failed: invalidCall('', `The tool call could not be read: ${describeThrown(error)}`) }
     }
     const { exec } = started
@@ -179,7 +195,16 @@ export class ExecutionPipeline {
         )
       }
     }
-    return this.deliver(exec, draft)
+    try {
+      return this.deliver(exec, draft)
+    } catch (error) {
+      // Unreachable unless the runtime itself misbehaves (materializing and notifying are guarded).
+      this.host.warn(`the tool registry failed while delivering the result of ${quote(exec.name)}`, error)
+      PipelineExecution.close(exec)
+      return materialize(
+        toolFailed(exec.callId, `The result of the call to ${quote(exec.name)} could not be delivered (${describeThrown(error)}). ${HARNESS_FAULT}`),
+      )
+    }
   }
 
   private async process(exec: PipelineExecution): Promise<ToolExecutionResult> {
@@ -202,13 +227,38 @@ export class ExecutionPipeline {
     const wrappers = hooks.select('tools/execute')
     let result: ToolExecutionResult
     try {
-      result = wrappers === undefined ? await this.dispatch(exec, record) : await this.wrap(exec, record, wrappers)
+      result = await this.settleDispatch(exec, wrappers === undefined ? this.dispatch(exec, record) : this.wrap(exec, record, wrappers))
     } finally {
       PipelineExecution.endDispatch(exec)
     }
 
     const post = hooks.select('tools/post-execute')
     return post === undefined ? result : this.review(exec, result, post)
+  }
+
+  /**
+   * The dispatch's outcome, ended by the caller's abort: once the caller's signal fires, the wrappers and the body
+   * (which heard it through `exec.signal`) get {@link PipelineHost.abortGraceMs} to settle with an outcome of their
+   * own; one that has not by then is abandoned (`ABORTED`: it may still be running). A late settlement is reported
+   * to developers and changes nothing.
+   */
+  private async settleDispatch(exec: PipelineExecution, dispatched: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
+    const first = await PipelineExecution.race(exec, dispatched)
+    if (first !== ABORTED) return first
+    const graceMs = this.host.abortGraceMs
+    const settled = await withGrace(dispatched, graceMs)
+    if (settled !== ABANDONED) return settled
+    const abandonedAt = Date.now()
+    const name = quote(exec.name)
+    dispatched.then(
+      () => this.host.warn(`the abandoned call to ${name} settled ${Date.now() - abandonedAt}ms after it was abandoned; its outcome was ignored`),
+      (error: unknown) => this.host.warn(`the abandoned call to ${name} failed after it was abandoned`, error),
+    )
+    return abandoned(
+      exec.callId,
+      `The call to ${name} was cancelled, but it did not stop within ${graceMs}ms of being cancelled, so it was abandoned: ` +
+        'it may still be running, and its side effects may still take effect.',
+    )
   }
 
   private unknownToolText(exec: PipelineExecution): string {
@@ -240,7 +290,14 @@ export class ExecutionPipeline {
       base: ALLOW,
       refusal: REFUSE,
     })
-    const decision = await chain.run()
+    const decision = await PipelineExecution.race(exec, chain.run())
+    if (decision === ABORTED) {
+      return aborted(
+        exec.callId,
+        'ABORTED_BEFORE_DISPATCH',
+        `The call to ${quote(exec.name)} was cancelled while the harness's policy decided on it; nothing was executed.`,
+      )
+    }
     if (chain.failure !== undefined) {
       const text = describeFailure('tools/pre-execute', chain.failure)
       this.host.warn(text, chain.failure.cause)
@@ -277,11 +334,10 @@ export class ExecutionPipeline {
     if (service === undefined || service === null) {
       return denied(callId, 'APPROVAL_NO_SERVICE', `The call to ${tool} needs approval, but no approval service is available. It was not run.`)
     }
-    const signal = exec.signal
-    const request: ToolApprovalRequest = Object.freeze({ execution: exec, agent, tool: record.schema, reason, signal })
+    const request: ToolApprovalRequest = Object.freeze({ execution: exec, agent, tool: record.schema, reason, signal: exec.signal })
     let answer: unknown
     try {
-      answer = await untilAborted(service.requestApproval(request), signal)
+      answer = await PipelineExecution.race(exec, Promise.resolve(service.requestApproval(request)))
     } catch (error) {
       this.host.warn(`the approval service failed for ${tool}`, error)
       return denied(
@@ -300,7 +356,10 @@ export class ExecutionPipeline {
     let outcome: unknown
     let reason: unknown
     try {
-      if (typeof answer === 'object' && answer !== null) ({ outcome, reason } = answer as Record<string, unknown>)
+      if (typeof answer === 'object' && answer !== null) {
+        outcome = readOwn(answer, 'outcome')
+        reason = readOwn(answer, 'reason')
+      }
     } catch (error) {
       this.host.warn(`reading the approval answer for ${tool} threw`, error)
     }
@@ -434,6 +493,8 @@ export class ExecutionPipeline {
 
   /** The post-execute waterfall over the materialized dispatch result. */
   private async review(exec: PipelineExecution, draft: ToolExecutionResult, hooks: readonly Hook[]): Promise<ToolExecutionResult> {
+    // Delivering a result nobody reviewed would let the caller's abort bypass the policy: withhold it instead.
+    if (PipelineExecution.callerAborted(exec)) return this.withheld(exec, 'before its result could be reviewed')
     const result = materialize(draft)
     if (this.host.hooks.tracing) this.host.hooks.trace('waterfall', 'tools/post-execute', [exec, result])
     const chain = new DecisionChain<PostToolDecision>(hooks, {
@@ -442,7 +503,8 @@ export class ExecutionPipeline {
       base: ACCEPT,
       refusal: REFUSE_RESULT,
     })
-    const decision = await chain.run()
+    const decision = await PipelineExecution.race(exec, chain.run())
+    if (decision === ABORTED) return this.withheld(exec, 'while its result was being reviewed')
     if (chain.failure !== undefined) {
       const text = describeFailure('tools/post-execute', chain.failure)
       this.host.warn(text, chain.failure.cause)
@@ -464,11 +526,19 @@ export class ExecutionPipeline {
     return accepted
   }
 
+  private withheld(exec: PipelineExecution, when: string): ToolExecutionResult {
+    return aborted(
+      exec.callId,
+      'ABORTED',
+      `The call to ${quote(exec.name)} ran, but it was cancelled ${when}, so its result was withheld; what it did may have taken effect.`,
+    )
+  }
+
   /** Materializes the final result, closes the execution and tells the observers, synchronously and once. */
   private deliver(exec: PipelineExecution, draft: ToolExecutionResult): ToolExecutionResult {
     const result = materialize(draft)
     PipelineExecution.close(exec)
-    this.host.hooks.notify('tools/result', [exec, result], this.host.warn, exec.name)
+    this.host.hooks.notify('tools/result', [exec, result], exec.name)
     return result
   }
 }
