@@ -70,7 +70,7 @@ export function ownElements(value: readonly unknown[], field: string): unknown[]
   if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
     throw new FieldReadError(`${field}.length`, new TypeError('the length of the array is not a valid length'))
   }
-  const elements: unknown[] = new Array<unknown>(length)
-  for (let index = 0; index < length; index++) elements[index] = readOwn(value, index, `${field}[${index}]`)
+  const elements: unknown[] = []
+  for (let index = 0; index < length; index++) elements.push(readOwn(value, index, `${field}[${index}]`))
   return elements
 }
