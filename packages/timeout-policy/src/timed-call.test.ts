@@ -18,7 +18,12 @@ function setUp(graceMs = 50) {
   const exec = { callId: 'c1', name: 'job', arguments: {}, token: Symbol('t'), signal: parent.signal } as unknown as ToolExecution
   const released: TimedCall[] = []
   const late: LateSettlement[] = []
-  const host: TimedCallHost = { graceMs, release: (call) => void released.push(call), reportLate: (settlement) => void late.push(settlement) }
+  const host: TimedCallHost = {
+    graceMs,
+    release: (call) => void released.push(call),
+    reportLate: (settlement) => void late.push(settlement),
+    reportListener: () => undefined,
+  }
   return { parent, exec, released, late, call: new TimedCall(exec, parent.signal, 100, host) }
 }
 
