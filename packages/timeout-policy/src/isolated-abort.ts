@@ -34,19 +34,31 @@ export function listenForAbort(signal: AbortSignal, listener: () => void): () =>
 type Report = (error: unknown) => void
 
 const windows: Report[] = []
+/** The host's own `uncaughtException` listeners, set aside while a window is open. */
+let setAside: Array<(...args: unknown[]) => void> = []
 
 function swallow(error: unknown): void {
   windows[windows.length - 1]?.(error)
 }
 
 function openWindow(report: Report): void {
-  if (windows.length === 0) process.on('uncaughtException', swallow)
+  if (windows.length === 0) {
+    // The host's listeners (a logger that exits, a test runner that fails the run) must not see an exception that
+    // is reported instead: they are set aside for the window, in order, and put back when it closes.
+    setAside = process.rawListeners('uncaughtException') as Array<(...args: unknown[]) => void>
+    process.removeAllListeners('uncaughtException')
+    process.on('uncaughtException', swallow)
+  }
   windows.push(report)
 }
 
 function closeWindow(): void {
   windows.pop()
-  if (windows.length === 0) process.off('uncaughtException', swallow)
+  if (windows.length > 0) return
+  process.off('uncaughtException', swallow)
+  const restored = setAside
+  setAside = []
+  for (const listener of restored) process.on('uncaughtException', listener)
 }
 
 /**
@@ -54,7 +66,8 @@ function closeWindow(): void {
  * `EventTarget` listener (a tool's `abort` listener, an `onabort` handler, a listener of a signal derived with
  * `AbortSignal.any`) from `process.nextTick`, as an uncaught exception. Those rethrows are queued while `abort()`
  * runs, so they run between a tick queued just before it and one queued just after it; for exactly that window an
- * `uncaughtException` listener hands them to `report`. Every other exception stays as uncaught as it was.
+ * `uncaughtException` listener hands them to `report`, and the host's own listeners are set aside (so a handler
+ * that exits the process does not see them). Every other exception stays as uncaught as it was.
  */
 export function abortIsolated(controller: AbortController, reason: unknown, report: Report): void {
   const safeReport: Report = (error) => {

@@ -98,6 +98,14 @@ describe('a tool\'s abort listener that throws cannot crash the process', () => 
     expect(JSON.parse(outcome.stdout.trim())).toEqual({ code: 'ABORTED', frozen: true, listenerWarnings: 5 })
   })
 
+  it('a host handler that exits on any uncaught exception does not see the reported ones', async () => {
+    const exitOnUncaught = "process.on('uncaughtException', (error) => { console.error('host handler:', error.message); process.exit(3) })\n"
+    const outcome = await runInChild(`${exitOnUncaught}${throwingListeners}`)
+    expect(outcome.stderr).toBe('')
+    expect(outcome.code).toBe(0)
+    expect(JSON.parse(outcome.stdout.trim())).toMatchObject({ code: 'ABORTED', listenerWarnings: 5 })
+  })
+
   it('an uncaught exception of anything else after the abort still reaches the host as before', async () => {
     const outcome = await runInChild(`${throwingListeners}\nsetTimeout(() => { throw new Error('the host\\'s own bug') }, 1)\n`)
     expect(outcome.code).toBe(1)

@@ -1,6 +1,8 @@
 import {
   snapshotJson,
   type Agent,
+  type ContentBlock,
+  type HookContext,
   type PostToolDecision,
   type PreToolDecision,
   type ToolApprovalRequest,
@@ -300,7 +302,7 @@ export class ExecutionPipeline {
     }
     if (chain.failure !== undefined) {
       const text = describeFailure('tools/pre-execute', chain.failure)
-      this.host.warn(text, chain.failure.cause)
+      this.host.warn(text, readOwn(chain.failure, 'cause'))
       return invalidDecision(exec.callId, `The call to ${quote(exec.name)} was not run: the harness's policy failed to decide (${text}). ${HARNESS_FAULT}`)
     }
     switch (decision.kind) {
@@ -309,7 +311,8 @@ export class ExecutionPipeline {
       case 'deny':
         return denied(exec.callId, 'DENIED', `The call to ${quote(exec.name)} was denied: ${decision.reason}`)
       case 'ask':
-        return this.ask(exec, record, decision.reason)
+        // A decision is the registry's own fresh object, but one without a reason must not inherit one.
+        return this.ask(exec, record, readOwn(decision, 'reason') as string | undefined)
     }
   }
 
@@ -507,22 +510,26 @@ export class ExecutionPipeline {
     if (decision === ABORTED) return this.withheld(exec, 'while its result was being reviewed')
     if (chain.failure !== undefined) {
       const text = describeFailure('tools/post-execute', chain.failure)
-      this.host.warn(text, chain.failure.cause)
+      this.host.warn(text, readOwn(chain.failure, 'cause'))
       return invalidDecision(
         exec.callId,
         `The call to ${quote(exec.name)} ran, but its result was withheld: the harness's policy failed to review it (${text}). ` +
           'This is a fault in the harness, not in your arguments; calling again would run the tool again and fail the same way until it is fixed.',
       )
     }
+    // The decision is the registry's own fresh object; its optional fields are read as own ones all the same, so a
+    // polluted Object.prototype cannot supply a `content` or `additionalContext` the listener never returned.
+    const context = readOwn(decision, 'additionalContext') as HookContext | undefined
     if (decision.kind === 'block') {
-      const blockedResult = blocked(exec.callId, decision.feedback)
-      if (decision.additionalContext !== undefined) blockedResult.additionalContext = decision.additionalContext
+      const blockedResult = blocked(exec.callId, readOwn(decision, 'feedback') as ContentBlock[])
+      if (context !== undefined) blockedResult.additionalContext = context
       return blockedResult
     }
-    if (decision.content === undefined && decision.additionalContext === undefined) return result
+    const content = readOwn(decision, 'content') as ContentBlock[] | undefined
+    if (content === undefined && context === undefined) return result
     const accepted: ToolExecutionResult = { ...result }
-    if (decision.content !== undefined) accepted.content = decision.content
-    if (decision.additionalContext !== undefined) accepted.additionalContext = decision.additionalContext
+    if (content !== undefined) accepted.content = content
+    if (context !== undefined) accepted.additionalContext = context
     return accepted
   }
 

@@ -58,21 +58,31 @@ export function listenForAbort(signal: AbortSignal, listener: () => void): () =>
 type Report = (error: unknown) => void
 
 const windows: Report[] = []
+/** The host's own `uncaughtException` listeners, set aside while a window is open. */
+let setAside: Array<(...args: unknown[]) => void> = []
 
 function swallow(error: unknown): void {
-  const report = windows[windows.length - 1]
-  // Only installed while a window is open, so `report` is there; report never throws (see abortIsolated).
-  if (report !== undefined) report(error)
+  windows[windows.length - 1]?.(error)
 }
 
 function openWindow(report: Report): void {
-  if (windows.length === 0) process.on('uncaughtException', swallow)
+  if (windows.length === 0) {
+    // The host's listeners (a logger that exits, a test runner that fails the run) must not see an exception that
+    // is reported instead: they are set aside for the window, in order, and put back when it closes.
+    setAside = process.rawListeners('uncaughtException') as Array<(...args: unknown[]) => void>
+    process.removeAllListeners('uncaughtException')
+    process.on('uncaughtException', swallow)
+  }
   windows.push(report)
 }
 
 function closeWindow(): void {
   windows.pop()
-  if (windows.length === 0) process.off('uncaughtException', swallow)
+  if (windows.length > 0) return
+  process.off('uncaughtException', swallow)
+  const restored = setAside
+  setAside = []
+  for (const listener of restored) process.on('uncaughtException', listener)
 }
 
 /**
@@ -81,7 +91,9 @@ function closeWindow(): void {
  * signal derived with `AbortSignal.any`) by rethrowing it from `process.nextTick`, as an uncaught exception, which
  * ends the process. Those rethrows are queued while `abort()` runs, so they run in the next-tick queue between a
  * tick queued just before the abort and one queued just after it: for exactly that window an `uncaughtException`
- * listener hands them to `report` instead. Any other exception, before or after, stays uncaught as it was. Where
+ * listener hands them to `report` instead (the host's own `uncaughtException` listeners are set aside meanwhile, so
+ * a handler that exits the process does not see them either). Any other exception, before or after, stays uncaught
+ * as it was. Where
  * there is no `process` (a browser), the abort is plain.
  */
 export function abortIsolated(controller: AbortController, reason: unknown, report: Report): void {
