@@ -209,6 +209,19 @@ export function readResult(callId: string, value: unknown): ToolExecutionResult 
   return result
 }
 
+/**
+ * `snapshotJson`, with a snapshot that throws (a revoked proxy, a getter that throws) turned into a failure at
+ * `field`, so an unreadable value becomes `INVALID_RESULT` like any other non-JSON value.
+ */
+function snapshotField(value: unknown, field: string): ReturnType<typeof snapshotJson> {
+  try {
+    return snapshotJson(value)
+  } catch (error) {
+    const message = `it cannot be read: ${describeThrown(error)}`
+    return { ok: false, error: { message, path: '', segments: [] } as unknown as JsonSnapshotFailure }
+  }
+}
+
 /** Results {@link materialize} produced: materializing one again returns it as it is. */
 const materialized = new WeakSet<ToolExecutionResult>()
 
@@ -235,7 +248,7 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
   const draftError = readOwn(draft, 'error') as ToolErrorInfo | undefined
   const draftContext = readOwn(draft, 'additionalContext')
   const draftMeta = readOwn(draft, 'meta')
-  const content = snapshotJson(readOwn(draft, 'content'))
+  const content = snapshotField(readOwn(draft, 'content'), 'content')
   if (!content.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(content.error, 'content')}`))
   const contentIssue = contentProblem(content.value, 'content')
   if (contentIssue !== undefined) return materialize(undeliverable(callId, `its ${contentIssue}`))
@@ -247,7 +260,7 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
     result.error = Object.freeze({ name: readOwn(error, 'name') as string, code: readOwn(error, 'code') as ToolErrorInfo['code'] })
   }
   if (draftContext !== undefined) {
-    const context = snapshotJson(draftContext)
+    const context = snapshotField(draftContext, 'additionalContext')
     if (!context.ok) {
       return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(context.error, 'additionalContext')}`))
     }
@@ -256,7 +269,7 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
     result.additionalContext = context.value as unknown as HookContext
   }
   if (!isError && draftMeta !== undefined) {
-    const meta = snapshotJson(draftMeta)
+    const meta = snapshotField(draftMeta, 'meta')
     if (!meta.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(meta.error, 'meta')}`))
     result.meta = meta.value
   }

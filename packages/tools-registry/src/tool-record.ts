@@ -61,13 +61,12 @@ function read(definition: object, key: string, field = key): unknown {
   }
 }
 
-/** {@link isRecord}, with a revoked proxy reported as InvalidToolDefinitionError naming `field`. */
+/** {@link isRecord}; a revoked proxy (which cannot be read at all) is not an object to read fields from. */
 function isObjectField(value: unknown, field: string): value is object {
   try {
     return isRecord(value, field)
-  } catch (error) {
-    const cause = error instanceof FieldReadError ? error.cause : error
-    throw invalid(field, `The tool definition's ${field === '' ? 'value' : `"${field}"`} cannot be read: ${describeThrown(cause)}`, cause)
+  } catch {
+    return false
   }
 }
 
