@@ -95,4 +95,13 @@ describe('TimedCall', () => {
     expect(exec.signal.reason).toBe(reason)
     inner.resolve({ callId: 'c1', content: [], isError: true, error: { name: 'ToolAbortedError', code: 'ABORTED' } })
   })
+
+  it('is released as soon as its parent aborts, so a body that never settles afterwards is not kept by the policy', () => {
+    const { call, released, parent } = setUp()
+    void call.run(() => new Promise<ToolExecutionResult>(() => undefined))
+    expect(released).toEqual([])
+    parent.abort()
+    expect(released).toEqual([call])
+    expect(vi.getTimerCount()).toBe(0)
+  })
 })

@@ -117,6 +117,8 @@ export class TimedCall {
     this.#state = YIELDED
     this.#clearTimers()
     this.#unlistenParent = noop
+    // Nothing is left for the policy to drop: a body that never settles after this must not be kept alive by it.
+    this.#host.release(this)
     abortIsolated(this.#controller, signalReason(this.#parent), this.#reportListener)
   }
 
