@@ -64,7 +64,7 @@ export class DeadlineEnforcer implements TimedCallHost {
     this.#calls.delete(call)
   }
 
-  reportListener(error: unknown): void {
+  readonly reportListener = (error: unknown): void => {
     this.#warn(`an abort listener of a timed tool call threw: ${describeThrown(error)}`)
   }
 

@@ -12,8 +12,8 @@ export interface TimedCallHost {
   release(call: TimedCall): void
   /** An abandoned call settled after all. */
   reportLate(settlement: LateSettlement): void
-  /** A listener of the call's signal threw when the policy aborted it (reported, never rethrown). */
-  reportListener(error: unknown): void
+  /** A listener of the call's signal threw when the policy aborted it (reported, never rethrown; called unbound). */
+  readonly reportListener: (error: unknown) => void
 }
 
 /** The deadline has not fired; the call runs. */
@@ -119,7 +119,7 @@ export class TimedCall {
     this.#unlistenParent = noop
     // Nothing is left for the policy to drop: a body that never settles after this must not be kept alive by it.
     this.#host.release(this)
-    abortIsolated(this.#controller, signalReason(this.#parent), this.#reportListener)
+    abortIsolated(this.#controller, signalReason(this.#parent), this.#host.reportListener)
   }
 
   readonly #onDeadline = (): void => {
@@ -129,7 +129,7 @@ export class TimedCall {
     this.#deadlineAt = performance.now()
     // From here on the outcome is this deadline's; the caller aborting too changes nothing.
     this.#stopFollowingParent()
-    abortIsolated(this.#controller, new ToolTimeoutError(this.#timeoutMs), this.#reportListener)
+    abortIsolated(this.#controller, new ToolTimeoutError(this.#timeoutMs), this.#host.reportListener)
     // The abort ran the tool's listeners synchronously; one of them may have disposed the policy.
     if (this.#state === TIMED_OUT && this.#enforcing) this.#graceTimer = setTimeout(this.#onGrace, this.#host.graceMs)
   }
@@ -172,11 +172,7 @@ export class TimedCall {
 
   /** The call settled past its deadline: its signal fires now, so whatever it left running hears the deadline. */
   #abortLate(): void {
-    abortIsolated(this.#controller, new ToolTimeoutError(this.#timeoutMs), this.#reportListener)
-  }
-
-  readonly #reportListener = (error: unknown): void => {
-    this.#host.reportListener(error)
+    abortIsolated(this.#controller, new ToolTimeoutError(this.#timeoutMs), this.#host.reportListener)
   }
 
   #stopFollowingParent(): void {

@@ -41,7 +41,8 @@ export class CallAbort {
       this.#reason = signalReason(caller)
       return
     }
-    this.#unlisten = listenForAbort(caller, this.#onCallerAbort)
+    // An inline arrow, not a class field: a field would be a closure (and a named function) per call, listened or not.
+    this.#unlisten = listenForAbort(caller, () => this.#onCallerAbort())
   }
 
   /** True once the caller's signal has fired (before or during the call). */
@@ -85,7 +86,7 @@ export class CallAbort {
     unlisten?.()
   }
 
-  readonly #onCallerAbort = (): void => {
+  #onCallerAbort(): void {
     if (this.#fired || this.#unlisten === undefined) return
     this.#fired = true
     this.#reason = this.#caller === undefined ? undefined : signalReason(this.#caller)

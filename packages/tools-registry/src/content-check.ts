@@ -1,5 +1,5 @@
 import { describeValue } from './describe-value.js'
-import { isArray, isRecord, ownElements, readOwn } from './own-field.js'
+import { isArray, isRecord, ownLength, readOwn } from './own-field.js'
 
 function stringField(block: object, key: string, path: string): string | undefined {
   const value = readOwn(block, key, `${path}.${key}`)
@@ -43,9 +43,10 @@ function blockProblem(block: unknown, path: string): string | undefined {
  */
 export function contentProblem(value: unknown, path: string): string | undefined {
   if (!isArray(value, path)) return `${path} must be an array of content blocks, got ${describeValue(value)}`
-  const blocks = ownElements(value, path)
-  for (let index = 0; index < blocks.length; index++) {
-    const problem = blockProblem(blocks[index], `${path}[${index}]`)
+  const length = ownLength(value, path)
+  for (let index = 0; index < length; index++) {
+    const at = `${path}[${index}]`
+    const problem = blockProblem(readOwn(value, index, at), at)
     if (problem !== undefined) return problem
   }
   return undefined

@@ -2,10 +2,8 @@
 // configuration): own properties only, and a read that throws (a getter, a revoked proxy, a proxy trap) becomes a
 // FieldReadError naming the field, which each boundary turns into its documented coded error.
 
-const getOwnDescriptor = Object.getOwnPropertyDescriptor
 const hasOwn = Object.hasOwn
 const isArrayValue = Array.isArray
-const apply = Reflect.apply
 
 /** Reading `field` of a foreign object threw. Internal: boundaries turn it into their coded error. */
 export class FieldReadError extends Error {
@@ -34,16 +32,13 @@ function describeCause(cause: unknown): string {
  * chain, `Object.prototype` included, says). An own getter is called once. Throws {@link FieldReadError} (naming
  * `field`) when the read throws.
  */
-export function readOwn(value: object, key: string | number, field: string = String(key)): unknown {
+export function readOwn(value: object, key: string | number, field?: string): unknown {
   try {
-    const descriptor = getOwnDescriptor(value, key)
-    if (descriptor === undefined) return undefined
-    // The descriptor is an ordinary object: ask for its own fields, a polluted prototype may hold `value` or `get`.
-    if (hasOwn(descriptor, 'value')) return descriptor.value
-    const getter = hasOwn(descriptor, 'get') ? descriptor.get : undefined
-    return getter === undefined ? undefined : apply(getter, value, [])
+    // `hasOwn` asks the object itself (a proxy's `getOwnPropertyDescriptor` trap), never its prototype chain; the
+    // read then runs an own getter once. Cheaper than copying the property descriptor, and as strict.
+    return hasOwn(value, key) ? (value as Record<string | number, unknown>)[key] : undefined
   } catch (error) {
-    throw new FieldReadError(field, error)
+    throw new FieldReadError(field ?? String(key), error)
   }
 }
 
@@ -61,15 +56,21 @@ export function isRecord(value: unknown, field: string): value is object {
   return typeof value === 'object' && value !== null && !isArray(value, field)
 }
 
+/** The own `length` of the array `value`. Throws {@link FieldReadError} when it cannot be read or is not a length. */
+export function ownLength(value: readonly unknown[], field: string): number {
+  const length = readOwn(value, 'length', `${field}.length`)
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+    throw new FieldReadError(`${field}.length`, new TypeError('the length of the array is not a valid length'))
+  }
+  return length
+}
+
 /**
  * The elements of the array `value`, read as own properties (a hole is `undefined`, never an inherited index).
  * Throws {@link FieldReadError} when the length or an element cannot be read.
  */
 export function ownElements(value: readonly unknown[], field: string): unknown[] {
-  const length = readOwn(value, 'length', `${field}.length`)
-  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
-    throw new FieldReadError(`${field}.length`, new TypeError('the length of the array is not a valid length'))
-  }
+  const length = ownLength(value, field)
   const elements: unknown[] = []
   for (let index = 0; index < length; index++) elements.push(readOwn(value, index, `${field}[${index}]`))
   return elements

@@ -244,9 +244,15 @@ export class ExecutionPipeline {
    * own; one that has not by then is abandoned (`ABORTED`: it may still be running). A late settlement is reported
    * to developers and changes nothing.
    */
-  private async settleDispatch(exec: PipelineExecution, dispatched: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
-    const first = await PipelineExecution.race(exec, dispatched)
-    if (first !== ABORTED) return first
+  private settleDispatch(exec: PipelineExecution, dispatched: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
+    const raced = PipelineExecution.race(exec, dispatched)
+    // A call without a caller's signal cannot be aborted: nothing to race, no extra hop.
+    if (raced === dispatched) return dispatched
+    return raced.then((first) => (first === ABORTED ? this.abandonAfterGrace(exec, dispatched) : first))
+  }
+
+  /** The caller aborted during the dispatch: its outcome if it settles within the grace, else abandoned. */
+  private async abandonAfterGrace(exec: PipelineExecution, dispatched: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
     const graceMs = this.host.abortGraceMs
     const settled = await withGrace(dispatched, graceMs)
     if (settled !== ABANDONED) return settled
