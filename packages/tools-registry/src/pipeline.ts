@@ -1,25 +1,24 @@
 import {
-  snapshotJson,
   type Agent,
   type ContentBlock,
   type HookContext,
   type PostToolDecision,
   type PreToolDecision,
-  type ToolApprovalRequest,
   type ToolApprovalService,
   type ToolExecutionInput,
   type ToolExecutionResult,
-  type ToolExecutionToken,
   type ToolGuard,
 } from '@dsh/tools-core'
 import type { Hook } from 'cordis'
 import { ABANDONED, ABORTED, CallAbort, withGrace } from './call-abort.js'
+import { start, type Started } from './call-input.js'
+import { askApproval } from './approval-stage.js'
 import { DecisionChain, type ChainFailure } from './decision-chain.js'
 import { ACCEPT, ALLOW, readPostDecision, readPreDecision } from './decisions.js'
 import { describeThrown, describeValue, isThenable, quote } from './describe-value.js'
 import { PipelineExecution } from './execution.js'
 import type { HookTable } from './hook-table.js'
-import { FieldReadError, readOwn } from './own-field.js'
+import { readOwn } from './own-field.js'
 import {
   aborted,
   blocked,
@@ -30,7 +29,6 @@ import {
   invalidResult,
   abandoned,
   materialize,
-  nonJson,
   notFound,
   readResult,
   textContent,
@@ -40,7 +38,6 @@ import {
 } from './results.js'
 import type { ToolCatalog } from './tool-catalog.js'
 import type { ToolRecord } from './tool-record.js'
-import { isAbortSignal } from './signals.js'
 
 /** What the pipeline needs from its surroundings. */
 export interface PipelineHost {
@@ -64,92 +61,6 @@ const REFUSE_RESULT: PostToolDecision = Object.freeze({
   kind: 'block',
   feedback: textContent('a tools/post-execute listener failed to decide'),
 })
-
-/** A call read from its input: the execution, or the execution and the result it already failed with. */
-interface Started {
-  readonly exec: PipelineExecution
-  readonly failed?: ToolExecutionResult
-}
-
-/** The call's own fields (an inherited `name` or `arguments` is no field of the call), or what is wrong. */
-function readFields(input: unknown, forcedAgent: Agent | undefined): Record<string, unknown> | string {
-  if (typeof input !== 'object' || input === null) return `the call is ${describeValue(input)}, not an object`
-  try {
-    return {
-      callId: readOwn(input, 'callId'),
-      name: readOwn(input, 'name'),
-      arguments: readOwn(input, 'arguments'),
-      agent: forcedAgent ?? readOwn(input, 'agent'),
-      parent: readOwn(input, 'parent'),
-      signal: readOwn(input, 'signal'),
-    }
-  } catch (error) {
-    return error instanceof FieldReadError ? error.message : `reading the call threw: ${describeThrown(error)}`
-  }
-}
-
-function inputProblem(fields: Record<string, unknown>): string | undefined {
-  const { callId, name, agent, parent, signal } = fields
-  if (typeof callId !== 'string') return `its callId is ${describeValue(callId)}, not a string`
-  if (typeof name !== 'string') return `its name is ${describeValue(name)}, not a string`
-  if (agent !== undefined && (typeof agent !== 'object' || agent === null)) return `its agent is ${describeValue(agent)}, not an object`
-  if (parent !== undefined && typeof parent !== 'symbol') return `its parent is ${describeValue(parent)}, not an execution token`
-  if (signal !== undefined && !isAbortSignal(signal)) {
-    return `its signal is ${describeValue(signal)}, not an AbortSignal (only the platform's own AbortSignal objects are accepted)`
-  }
-  return undefined
-}
-
-/**
- * Reads the caller's input: checks its fields and materializes the arguments (detached, lossless, deep-frozen)
- * before anything else runs. A malformed call (`INVALID_CALL`) or non-JSON arguments (`NON_JSON_VALUE`) fail
- * here, before the tool is even looked up.
- */
-function start(input: unknown, forcedAgent: Agent | undefined, report: (error: unknown) => void): Started {
-  const fields = readFields(input, forcedAgent)
-  let problem = typeof fields === 'string' ? fields : inputProblem(fields)
-  let abort: CallAbort | undefined
-  if (problem === undefined) {
-    try {
-      abort = new CallAbort((fields as Record<string, unknown>).signal as AbortSignal | undefined, report)
-    } catch (error) {
-      problem = `its signal cannot be listened to (adding an abort listener threw ${describeThrown(error)})`
-    }
-  }
-  if (problem !== undefined || abort === undefined) {
-    const known = typeof fields === 'string' ? {} : fields
-    const exec = new PipelineExecution(
-      typeof known.callId === 'string' ? known.callId : '',
-      typeof known.name === 'string' ? known.name : '',
-      undefined,
-      typeof known.agent === 'object' && known.agent !== null ? (known.agent as Agent) : undefined,
-      typeof known.parent === 'symbol' ? (known.parent as ToolExecutionToken) : undefined,
-      new CallAbort(undefined, report),
-    )
-    return { exec, failed: invalidCall(exec.callId, `The tool call is malformed: ${problem ?? 'it cannot be read'}.`) }
-  }
-  const valid = fields as Record<string, unknown>
-  let snapshot: ReturnType<typeof snapshotJson>
-  try {
-    snapshot = snapshotJson(valid.arguments)
-  } catch (error) {
-    abort.release()
-    throw error
-  }
-  const exec = new PipelineExecution(
-    valid.callId as string,
-    valid.name as string,
-    snapshot.ok ? snapshot.value : undefined,
-    valid.agent as Agent | undefined,
-    valid.parent as ToolExecutionToken | undefined,
-    abort,
-  )
-  if (snapshot.ok) return { exec }
-  return {
-    exec,
-    failed: nonJson(exec.callId, `The arguments of the call to ${quote(exec.name)} are not JSON: ${snapshot.error.message}`),
-  }
-}
 
 function describeFailure(event: string, chainFailure: ChainFailure): string {
   return `a ${event} listener of plugin ${quote(chainFailure.plugin)} ${chainFailure.problem}`
@@ -318,77 +229,7 @@ export class ExecutionPipeline {
         return denied(exec.callId, 'DENIED', `The call to ${quote(exec.name)} was denied: ${decision.reason}`)
       case 'ask':
         // A decision is the registry's own fresh object, but one without a reason must not inherit one.
-        return this.ask(exec, record, readOwn(decision, 'reason') as string | undefined)
-    }
-  }
-
-  /** Asks the approval service; only `allowed-once` proceeds. Returns the denial, or `undefined` to proceed. */
-  private async ask(exec: PipelineExecution, record: ToolRecord, reason: string | undefined): Promise<ToolExecutionResult | undefined> {
-    const { callId } = exec
-    const tool = quote(exec.name)
-    const agent = exec.agent
-    if (agent === undefined) {
-      return denied(
-        callId,
-        'APPROVAL_NO_AGENT',
-        `The call to ${tool} needs approval, but it runs for no agent, so there is nobody to ask. It was not run.`,
-      )
-    }
-    let service: ToolApprovalService | undefined
-    try {
-      service = this.host.approvalService()
-    } catch (error) {
-      this.host.warn('looking up the toolApproval service threw', error)
-    }
-    if (service === undefined || service === null) {
-      return denied(callId, 'APPROVAL_NO_SERVICE', `The call to ${tool} needs approval, but no approval service is available. It was not run.`)
-    }
-    const request: ToolApprovalRequest = Object.freeze({ execution: exec, agent, tool: record.schema, reason, signal: exec.signal })
-    let answer: unknown
-    try {
-      answer = await PipelineExecution.race(exec, Promise.resolve(service.requestApproval(request)))
-    } catch (error) {
-      this.host.warn(`the approval service failed for ${tool}`, error)
-      return denied(
-        callId,
-        'APPROVAL_UNAVAILABLE',
-        `Approval for the call to ${tool} could not be obtained (the approval service failed: ${describeThrown(error)}). It was not run.`,
-      )
-    }
-    if (answer === ABORTED) {
-      return aborted(callId, 'ABORTED_BEFORE_DISPATCH', `The call to ${tool} was cancelled while it waited for approval; nothing was executed.`)
-    }
-    return this.readApproval(callId, tool, answer)
-  }
-
-  private readApproval(callId: string, tool: string, answer: unknown): ToolExecutionResult | undefined {
-    let outcome: unknown
-    let reason: unknown
-    try {
-      if (typeof answer === 'object' && answer !== null) {
-        outcome = readOwn(answer, 'outcome')
-        reason = readOwn(answer, 'reason')
-      }
-    } catch (error) {
-      this.host.warn(`reading the approval answer for ${tool} threw`, error)
-    }
-    const because = typeof reason === 'string' && reason.trim() !== '' ? `: ${reason}` : ''
-    switch (outcome) {
-      case 'allowed-once':
-        return undefined
-      case 'rejected':
-        return denied(callId, 'APPROVAL_REJECTED', `The call to ${tool} was rejected${because}. It was not run.`)
-      case 'cancelled':
-        return denied(callId, 'APPROVAL_CANCELLED', `The approval request for the call to ${tool} was cancelled. It was not run.`)
-      case 'unavailable':
-        return denied(callId, 'APPROVAL_UNAVAILABLE', `Approval for the call to ${tool} is unavailable${because}. It was not run.`)
-      default:
-        this.host.warn(`the approval service answered ${describeValue(answer)} for ${tool}`)
-        return denied(
-          callId,
-          'APPROVAL_UNAVAILABLE',
-          `Approval for the call to ${tool} could not be obtained (the approval service gave an invalid answer). It was not run.`,
-        )
+        return askApproval(this.host, exec, record, readOwn(decision, 'reason') as string | undefined)
     }
   }
 

@@ -210,10 +210,10 @@ export function readResult(callId: string, value: unknown): ToolExecutionResult 
 }
 
 /**
- * `snapshotJson`, with a snapshot that throws (a revoked proxy, a getter that throws) turned into a failure at
- * `field`, so an unreadable value becomes `INVALID_RESULT` like any other non-JSON value.
+ * `snapshotJson`, with a snapshot that throws (a revoked proxy, a getter that throws) turned into a failure at the
+ * field's root (the caller names the field), so an unreadable value becomes `INVALID_RESULT` like any other non-JSON value.
  */
-function snapshotField(value: unknown, field: string): ReturnType<typeof snapshotJson> {
+function snapshotField(value: unknown): ReturnType<typeof snapshotJson> {
   try {
     return snapshotJson(value)
   } catch (error) {
@@ -248,7 +248,7 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
   const draftError = readOwn(draft, 'error') as ToolErrorInfo | undefined
   const draftContext = readOwn(draft, 'additionalContext')
   const draftMeta = readOwn(draft, 'meta')
-  const content = snapshotField(readOwn(draft, 'content'), 'content')
+  const content = snapshotField(readOwn(draft, 'content'))
   if (!content.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(content.error, 'content')}`))
   const contentIssue = contentProblem(content.value, 'content')
   if (contentIssue !== undefined) return materialize(undeliverable(callId, `its ${contentIssue}`))
@@ -260,7 +260,7 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
     result.error = Object.freeze({ name: readOwn(error, 'name') as string, code: readOwn(error, 'code') as ToolErrorInfo['code'] })
   }
   if (draftContext !== undefined) {
-    const context = snapshotField(draftContext, 'additionalContext')
+    const context = snapshotField(draftContext)
     if (!context.ok) {
       return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(context.error, 'additionalContext')}`))
     }
@@ -269,7 +269,7 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
     result.additionalContext = context.value as unknown as HookContext
   }
   if (!isError && draftMeta !== undefined) {
-    const meta = snapshotField(draftMeta, 'meta')
+    const meta = snapshotField(draftMeta)
     if (!meta.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(meta.error, 'meta')}`))
     result.meta = meta.value
   }
