@@ -8,12 +8,21 @@ import { TimedCall, type TimedCallHost } from './timed-call.js'
 const MAX_DELAY_MS = 2_147_483_647
 
 function describeThrown(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`
   try {
+    if (error instanceof Error) return `${error.name}: ${error.message}`
     return String(error)
   } catch {
     return 'an unprintable value'
   }
+}
+
+/** The own property `key` of `value` (an own getter is called), or `undefined`; inherited properties do not count. */
+function ownValue(value: object, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(value, key)
+  if (descriptor === undefined) return undefined
+  if (Object.hasOwn(descriptor, 'value')) return descriptor.value
+  const getter = Object.hasOwn(descriptor, 'get') ? descriptor.get : undefined
+  return getter === undefined ? undefined : Reflect.apply(getter, value, [])
 }
 
 /**
@@ -55,6 +64,10 @@ export class DeadlineEnforcer implements TimedCallHost {
     this.#calls.delete(call)
   }
 
+  readonly reportListener = (error: unknown): void => {
+    this.#warn(`an abort listener of a timed tool call threw: ${describeThrown(error)}`)
+  }
+
   reportLate(settlement: LateSettlement): void {
     try {
       this.#ctx.emit('timeout/late-settlement', settlement)
@@ -74,7 +87,8 @@ export class DeadlineEnforcer implements TimedCallHost {
     const definition = this.#tools.definitionOf(exec)
     let declared: unknown
     try {
-      declared = definition?.timeoutMs
+      // Its own field only: a definition without one must not inherit a budget from a polluted Object.prototype.
+      declared = definition === undefined ? undefined : ownValue(definition, 'timeoutMs')
     } catch (error) {
       declared = error
     }
@@ -93,8 +107,12 @@ export class DeadlineEnforcer implements TimedCallHost {
   }
 
   #warn(message: string): void {
-    this.#logger ??= this.#ctx.logger('timeout-policy')
-    // As data, not as a format string: a thrown message may contain `%`.
-    this.#logger.warn('%s', message)
+    try {
+      this.#logger ??= this.#ctx.logger('timeout-policy')
+      // As data, not as a format string: a thrown message may contain `%`.
+      this.#logger.warn('%s', message)
+    } catch {
+      // A logger exporter that throws must not turn a warning into a failed call.
+    }
   }
 }

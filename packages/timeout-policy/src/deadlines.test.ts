@@ -97,19 +97,24 @@ describe('outcomes', () => {
     expect(bodySignal?.aborted).toBe(false)
   })
 
-  it('the body runs under the fused signal; the caller\'s signal is back for post-execute and observers', async () => {
+  it('the body runs under the fused signal; the call\'s own signal is back for post-execute and observers', async () => {
     const { ctx, tools } = await createHarness()
     const read = timedTool('read', { timeoutMs: 1000 })
     tools.register(read)
     const caller = new AbortController()
     const seen: AbortSignal[] = []
+    ctx.on('tools/pre-execute', (exec, next) => (seen.push(exec.signal), next()))
     ctx.on('tools/post-execute', (exec, _result, next) => (seen.push(exec.signal), next()))
     ctx.on('tools/result', (exec) => void seen.push(exec.signal))
     const running = tools.execute(call('read', { signal: caller.signal }))
     await vi.advanceTimersByTimeAsync(10)
     await running
+    const own = seen[0]
     expect(read.signals[0]).not.toBe(caller.signal)
-    expect(seen).toEqual([caller.signal, caller.signal])
+    expect(read.signals[0]).not.toBe(own)
+    expect(seen).toEqual([own, own, own])
+    expect(seen[1]).toBe(own)
+    expect(seen[2]).toBe(own)
   })
 
   it('a caller abort before the deadline stays an abort (ABORTED), with the caller\'s reason on the tool\'s signal', async () => {
@@ -276,13 +281,17 @@ describe('outcomes', () => {
 })
 
 describe('budgets', () => {
-  it('a tool without timeoutMs gets no deadline and keeps the caller\'s signal', async () => {
-    const { tools } = await createHarness()
+  it('a tool without timeoutMs gets no deadline and keeps the call\'s own signal', async () => {
+    const { ctx, tools } = await createHarness()
     const slow = timedTool('slow', { runsFor: 100_000 })
     tools.register(slow)
+    let own: AbortSignal | undefined
+    ctx.on('tools/pre-execute', (exec, next) => ((own = exec.signal), next()))
     const caller = new AbortController()
     const running = track(tools.execute(call('slow', { signal: caller.signal })))
-    expect(slow.signals[0]).toBe(caller.signal)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(own).toBeDefined()
+    expect(slow.signals[0]).toBe(own)
     expect(vi.getTimerCount()).toBe(1) // the tool's own
     await vi.advanceTimersByTimeAsync(100_000)
     expect(running.value?.isError).toBe(false)

@@ -19,6 +19,8 @@ const EVENTS = ['tools/pre-execute', 'tools/execute', 'tools/post-execute', 'too
 describe('hot unload', () => {
   it('load, dispose: no listener, effect or timer remains, and deadlines are no longer enforced', async () => {
     const { ctx, tools } = await createHarness({ policy: false })
+    const owns: AbortSignal[] = []
+    ctx.on('tools/pre-execute', (exec, next) => (owns.push(exec.signal), next()))
     const hookCounts = (): Record<string, number> => Object.fromEntries(EVENTS.map((name) => [name, ctx.events._hooks[name]?.length ?? 0]))
     const before = hookCounts()
     const sleep = timedTool('sleep', { timeoutMs: 100, runsFor: 500 })
@@ -37,7 +39,8 @@ describe('hot unload', () => {
     expect(fiber.getEffects()).toEqual([])
     const caller = new AbortController()
     const untimed = track(tools.execute(call('sleep', { signal: caller.signal })))
-    expect(sleep.signals[1]).toBe(caller.signal)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(sleep.signals[1]).toBe(owns[1]) // the registry's own, not a deadline's
     await vi.advanceTimersByTimeAsync(500)
     expect(untimed.value?.isError).toBe(false)
   })

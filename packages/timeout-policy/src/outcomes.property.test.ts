@@ -1,5 +1,5 @@
-// Property: for every order of deadline, grace, caller abort and tool behaviour, a call ends in exactly the outcome
-// the rules give, at the time they give, and leaves no timer behind.
+// Property: for every order of deadline, grace, caller abort, the registry's abort grace and tool behaviour, a call
+// ends in exactly the outcome the rules give, at the time they give, and leaves no timer behind.
 import type { ToolExecutionResult } from '@dsh/tools-core'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -17,6 +17,8 @@ interface Scenario {
   /** The tool's budget. */
   readonly timeoutMs: number
   readonly graceMs: number
+  /** The registry's abort grace: after the caller's abort, how long the dispatch may take before it is abandoned. */
+  readonly abortGraceMs: number
   /** When the caller aborts (its timer is created before the call starts), or never. */
   readonly abortAt: number | undefined
   /** When the tool finishes on its own, or never (`Infinity`). */
@@ -28,7 +30,7 @@ interface Scenario {
   readonly stopsAfter: number
 }
 
-type Outcome = 'success' | 'TOOL_FAILED' | 'ABORTED' | 'TOOL_TIMEOUT' | 'TOOL_TIMEOUT_ABANDONED' | 'pending'
+type Outcome = 'success' | 'TOOL_FAILED' | 'ABORTED' | 'TOOL_TIMEOUT' | 'TOOL_TIMEOUT_ABANDONED'
 
 interface Expected {
   readonly outcome: Outcome
@@ -44,6 +46,17 @@ interface Expected {
  * fires, and the grace timer right after it. A 0 ms grace fires after 1 ms, as in Node.
  */
 function expected(scenario: Scenario): Expected {
+  const policy = policyExpected(scenario)
+  // The registry's own rule on top: once the caller aborted, a call still unsettled when its abort grace ends is
+  // abandoned as ABORTED (a settlement due at that very time comes first: its timer was created earlier).
+  if (scenario.abortAt === undefined) return policy
+  const cutAt = scenario.abortAt + Math.max(1, scenario.abortGraceMs)
+  if (policy.at <= cutAt) return policy
+  return { outcome: 'ABORTED', at: cutAt, lateBy: policy.lateBy }
+}
+
+/** The policy's rules alone (`at` is `Infinity` for a call the policy would leave running). */
+function policyExpected(scenario: Scenario): Expected {
   const { timeoutMs: deadline, abortAt, runsFor, fails, honoursSignal, stopsAfter } = scenario
   const grace = Math.max(1, scenario.graceMs)
   const callerFirst = abortAt !== undefined && abortAt <= deadline
@@ -63,7 +76,7 @@ function expected(scenario: Scenario): Expected {
   // A settlement at the very time the signal fires comes after it (the signal's timer was created first).
   if (settleAt < signalAt) return { outcome: own, at: settleAt, lateBy: undefined }
   if (callerFirst) {
-    if (settleAt === Infinity) return { outcome: 'pending', at: Infinity, lateBy: undefined }
+    if (settleAt === Infinity) return { outcome: 'ABORTED', at: Infinity, lateBy: undefined }
     return { outcome: stopped || fails ? 'ABORTED' : 'success', at: settleAt, lateBy: undefined }
   }
   const abandonAt = deadline + grace
@@ -71,7 +84,7 @@ function expected(scenario: Scenario): Expected {
   return { outcome: 'TOOL_TIMEOUT_ABANDONED', at: abandonAt, lateBy: settleAt === Infinity ? undefined : settleAt - deadline }
 }
 
-function outcomeOf(result: ToolExecutionResult | undefined): Outcome {
+function outcomeOf(result: ToolExecutionResult | undefined): Outcome | 'pending' {
   if (result === undefined) return 'pending'
   if (!result.isError) return 'success'
   return result.error?.code as Outcome
@@ -80,6 +93,7 @@ function outcomeOf(result: ToolExecutionResult | undefined): Outcome {
 const scenarios: fc.Arbitrary<Scenario> = fc.record({
   timeoutMs: fc.integer({ min: 1, max: 100 }),
   graceMs: fc.integer({ min: 0, max: 60 }),
+  abortGraceMs: fc.integer({ min: 0, max: 60 }),
   abortAt: fc.option(fc.integer({ min: 0, max: 200 }), { nil: undefined }),
   runsFor: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constant(Number.POSITIVE_INFINITY)),
   fails: fc.boolean(),
@@ -88,11 +102,14 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
 })
 
 describe('outcomes by the rules', () => {
-  it('every call ends as exactly one of success, its own failure, ABORTED, TOOL_TIMEOUT, TOOL_TIMEOUT_ABANDONED (or keeps running), when the rules say', async () => {
+  it('every call ends as exactly one of success, its own failure, ABORTED, TOOL_TIMEOUT, TOOL_TIMEOUT_ABANDONED, when the rules say', async () => {
     await fc.assert(
       fc.asyncProperty(scenarios, async (scenario) => {
         vi.setSystemTime(0)
-        const { tools, delivered, late } = await createHarness({ policy: { graceMs: scenario.graceMs } })
+        const { tools, delivered, late } = await createHarness({
+          policy: { graceMs: scenario.graceMs },
+          registry: { abortGraceMs: scenario.abortGraceMs },
+        })
         const start = performance.now()
         tools.register(timedTool('job', { ...scenario }))
         const caller = new AbortController()
@@ -106,7 +123,7 @@ describe('outcomes by the rules', () => {
         await vi.advanceTimersByTimeAsync(1000)
         const want = expected(scenario)
         expect({ outcome: outcomeOf(result), at: settledAt }).toEqual({ outcome: want.outcome, at: want.at })
-        expect(delivered.map((entry) => outcomeOf(entry.result))).toEqual(want.outcome === 'pending' ? [] : [want.outcome])
+        expect(delivered.map((entry) => outcomeOf(entry.result))).toEqual([want.outcome])
         expect(late.map((settlement) => settlement.lateByMs)).toEqual(want.lateBy === undefined ? [] : [want.lateBy])
         expect(vi.getTimerCount()).toBe(0)
       }),

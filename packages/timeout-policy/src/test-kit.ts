@@ -1,6 +1,6 @@
 // Helpers shared by this package's tests (not part of the package).
 import type { ToolExecution, ToolExecutionInput, ToolExecutionResult } from '@dsh/tools-core'
-import { ToolRegistry, type ToolRegistration } from '@dsh/tools-registry'
+import { ToolRegistry, type ToolRegistration, type ToolRegistryConfig } from '@dsh/tools-registry'
 import { Context, type Fiber } from 'cordis'
 import type { Config } from './config.js'
 import type { LateSettlement } from './events.js'
@@ -24,12 +24,14 @@ export interface Harness {
 export interface HarnessOptions {
   /** The policy's configuration; `false` to not load the policy. */
   readonly policy?: Config | false
+  /** The registry's configuration (its `abortGraceMs`). */
+  readonly registry?: ToolRegistryConfig
 }
 
 /** A fresh `Context` with `ToolRegistry` and the timeout policy loaded. */
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const ctx = new Context()
-  await ctx.plugin(ToolRegistry)
+  await ctx.plugin(ToolRegistry, options.registry ?? {})
   const warnings: string[] = []
   ctx.logger.exporter({
     export(message) {

@@ -18,7 +18,12 @@ function setUp(graceMs = 50) {
   const exec = { callId: 'c1', name: 'job', arguments: {}, token: Symbol('t'), signal: parent.signal } as unknown as ToolExecution
   const released: TimedCall[] = []
   const late: LateSettlement[] = []
-  const host: TimedCallHost = { graceMs, release: (call) => void released.push(call), reportLate: (settlement) => void late.push(settlement) }
+  const host: TimedCallHost = {
+    graceMs,
+    release: (call) => void released.push(call),
+    reportLate: (settlement) => void late.push(settlement),
+    reportListener: () => undefined,
+  }
   return { parent, exec, released, late, call: new TimedCall(exec, parent.signal, 100, host) }
 }
 
@@ -89,5 +94,14 @@ describe('TimedCall', () => {
     expect(exec.signal.aborted).toBe(true)
     expect(exec.signal.reason).toBe(reason)
     inner.resolve({ callId: 'c1', content: [], isError: true, error: { name: 'ToolAbortedError', code: 'ABORTED' } })
+  })
+
+  it('is released as soon as its parent aborts, so a body that never settles afterwards is not kept by the policy', () => {
+    const { call, released, parent } = setUp()
+    void call.run(() => new Promise<ToolExecutionResult>(() => undefined))
+    expect(released).toEqual([])
+    parent.abort()
+    expect(released).toEqual([call])
+    expect(vi.getTimerCount()).toBe(0)
   })
 })

@@ -1,6 +1,7 @@
 import type { ToolExecution, ToolExecutionResult } from '@dsh/tools-core'
 import type { LateSettlement } from './events.js'
-import { abandonedResult, timeoutResult } from './timeout-results.js'
+import { abortIsolated, listenForAbort, signalReason } from './isolated-abort.js'
+import { abandonedResult, lateResult, timeoutResult } from './timeout-results.js'
 import { ToolTimeoutError } from './tool-timeout-error.js'
 
 /** What a {@link TimedCall} needs from the policy that started it. */
@@ -11,6 +12,8 @@ export interface TimedCallHost {
   release(call: TimedCall): void
   /** An abandoned call settled after all. */
   reportLate(settlement: LateSettlement): void
+  /** A listener of the call's signal threw when the policy aborted it (reported, never rethrown; called unbound). */
+  readonly reportListener: (error: unknown) => void
 }
 
 /** The deadline has not fired; the call runs. */
@@ -38,7 +41,13 @@ type Timer = ReturnType<typeof setTimeout>
  * - `parent` fires: the abort is forwarded and the deadline dropped; the outcome is what the call then settles with
  *   (the registry's `ABORTED`, or an outer wrapper's own judgement), never a timeout of this deadline;
  * - the deadline fires: the signal aborts; settling within the grace gives `TOOL_TIMEOUT` whatever the call produced,
- *   and not settling gives `TOOL_TIMEOUT_ABANDONED` when the grace ends, after which a settlement is only reported.
+ *   and not settling gives `TOOL_TIMEOUT_ABANDONED` when the grace ends, after which a settlement is only reported;
+ * - the call settles past its deadline before the deadline timer could fire (a body that blocked the event loop):
+ *   the deadline is checked when the call settles, so the outcome is `TOOL_TIMEOUT` (it finished, late), never a
+ *   success.
+ *
+ * The signal is aborted with {@link abortIsolated}: a tool's abort listener that throws is reported, and cannot
+ * crash the process.
  *
  * Every timer and listener is gone once the call has settled or been abandoned. {@link detach} (the policy was
  * disposed) drops the timers at once; the listener that forwards `parent`'s abort stays until the call settles,
@@ -55,6 +64,8 @@ export class TimedCall {
   #deadlineTimer: Timer | undefined
   #graceTimer: Timer | undefined
   #deadlineAt = 0
+  #startedAt = 0
+  #unlistenParent: () => void = noop
   #resolve: (result: ToolExecutionResult) => void = noop
   #reject: (reason: unknown) => void = noop
 
@@ -74,7 +85,13 @@ export class TimedCall {
       this.#resolve = resolve
       this.#reject = reject
     })
-    this.#parent.addEventListener('abort', this.#onParentAbort, { once: true })
+    try {
+      this.#unlistenParent = listenForAbort(this.#parent, this.#onParentAbort)
+    } catch (error) {
+      // The registry hands wrappers real AbortSignals; one that refuses a listener cannot be followed.
+      this.#host.reportListener(error)
+    }
+    this.#startedAt = performance.now()
     this.#deadlineTimer = setTimeout(this.#onDeadline, this.#timeoutMs)
     this.#exec.signal = this.#controller.signal
     let inner: Promise<ToolExecutionResult>
@@ -99,7 +116,10 @@ export class TimedCall {
     if (this.#state !== RUNNING && this.#state !== UNENFORCED) return
     this.#state = YIELDED
     this.#clearTimers()
-    this.#controller.abort(this.#parent.reason)
+    this.#unlistenParent = noop
+    // Nothing is left for the policy to drop: a body that never settles after this must not be kept alive by it.
+    this.#host.release(this)
+    abortIsolated(this.#controller, signalReason(this.#parent), this.#host.reportListener)
   }
 
   readonly #onDeadline = (): void => {
@@ -108,8 +128,8 @@ export class TimedCall {
     this.#state = TIMED_OUT
     this.#deadlineAt = performance.now()
     // From here on the outcome is this deadline's; the caller aborting too changes nothing.
-    this.#parent.removeEventListener('abort', this.#onParentAbort)
-    this.#controller.abort(new ToolTimeoutError(this.#timeoutMs))
+    this.#stopFollowingParent()
+    abortIsolated(this.#controller, new ToolTimeoutError(this.#timeoutMs), this.#host.reportListener)
     // The abort ran the tool's listeners synchronously; one of them may have disposed the policy.
     if (this.#state === TIMED_OUT && this.#enforcing) this.#graceTimer = setTimeout(this.#onGrace, this.#host.graceMs)
   }
@@ -129,8 +149,36 @@ export class TimedCall {
       return
     }
     const timedOut = this.#state === TIMED_OUT
+    const lateByMs = this.#lateByMs()
     this.#finish()
-    this.#resolve(timedOut ? timeoutResult(this.#exec.callId, this.#exec.name, this.#timeoutMs, !result.isError) : result)
+    const { callId, name } = this.#exec
+    if (timedOut) this.#resolve(timeoutResult(callId, name, this.#timeoutMs, !result.isError))
+    else if (lateByMs === undefined) this.#resolve(result)
+    else {
+      this.#abortLate()
+      this.#resolve(lateResult(callId, name, this.#timeoutMs, lateByMs))
+    }
+  }
+
+  /**
+   * How far past its deadline a call still running under it settles, or `undefined` when it is within it. The
+   * deadline timer cannot fire while a body keeps the event loop busy, so the clock is read when the call settles.
+   */
+  #lateByMs(): number | undefined {
+    if (this.#state !== RUNNING) return undefined
+    const late = performance.now() - this.#startedAt - this.#timeoutMs
+    return late >= 0 ? Math.round(late) : undefined
+  }
+
+  /** The call settled past its deadline: its signal fires now, so whatever it left running hears the deadline. */
+  #abortLate(): void {
+    abortIsolated(this.#controller, new ToolTimeoutError(this.#timeoutMs), this.#host.reportListener)
+  }
+
+  #stopFollowingParent(): void {
+    const unlisten = this.#unlistenParent
+    this.#unlistenParent = noop
+    unlisten()
   }
 
   readonly #onRejected = (reason: unknown): void => {
@@ -138,7 +186,7 @@ export class TimedCall {
       this.#reportLate({ status: 'rejected', reason })
       return
     }
-    const timedOut = this.#state === TIMED_OUT
+    const timedOut = this.#state === TIMED_OUT || this.#lateByMs() !== undefined
     this.#finish()
     if (timedOut) this.#resolve(timeoutResult(this.#exec.callId, this.#exec.name, this.#timeoutMs, false))
     else this.#reject(reason)
@@ -162,7 +210,7 @@ export class TimedCall {
   #finish(): void {
     this.#state = SETTLED
     this.#clearTimers()
-    this.#parent.removeEventListener('abort', this.#onParentAbort)
+    this.#stopFollowingParent()
     this.#host.release(this)
   }
 

@@ -16,6 +16,17 @@ export function timeoutResult(callId: string, name: string, timeoutMs: number, f
   return { callId, content: [{ type: 'text', text }], isError: true, error: { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' } }
 }
 
+/**
+ * `TOOL_TIMEOUT` for a call that settled past its deadline before the deadline could fire (it kept the event loop
+ * busy, so no timer ran): it did finish, late, and its result was discarded.
+ */
+export function lateResult(callId: string, name: string, timeoutMs: number, lateByMs: number): ToolExecutionResult {
+  const text =
+    `Tool call timed out after ${timeoutMs}ms: ${quote(name)} finished ${lateByMs}ms after its deadline (it kept the process busy, ` +
+    'so the deadline could not fire while it ran), so its result was discarded; what it did may have taken effect.'
+  return { callId, content: [{ type: 'text', text }], isError: true, error: { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' } }
+}
+
 /** `TOOL_TIMEOUT_ABANDONED`: the call had not settled `graceMs` after its deadline. */
 export function abandonedResult(callId: string, name: string, timeoutMs: number, graceMs: number): ToolExecutionResult {
   const text =

@@ -1,64 +1,67 @@
 import { describeValue } from './describe-value.js'
+import { isArray, isRecord, ownLength, readOwn } from './own-field.js'
 
-type Fields = Record<string, unknown>
-
-function stringField(block: Fields, key: string, path: string): string | undefined {
-  return typeof block[key] === 'string' ? undefined : `${path}.${key} must be a string, got ${describeValue(block[key])}`
+function stringField(block: object, key: string, path: string): string | undefined {
+  const value = readOwn(block, key, `${path}.${key}`)
+  return typeof value === 'string' ? undefined : `${path}.${key} must be a string, got ${describeValue(value)}`
 }
 
 function blockProblem(block: unknown, path: string): string | undefined {
-  if (typeof block !== 'object' || block === null || Array.isArray(block)) {
+  if (!isRecord(block, path)) {
     return `${path} must be a content block object, got ${describeValue(block)}`
   }
-  const fields = block as Fields
-  switch (fields.type) {
+  const type = readOwn(block, 'type', `${path}.type`)
+  switch (type) {
     case 'text':
-      return stringField(fields, 'text', path)
+      return stringField(block, 'text', path)
     case 'image':
     case 'audio':
-      return stringField(fields, 'data', path) ?? stringField(fields, 'mimeType', path)
+      return stringField(block, 'data', path) ?? stringField(block, 'mimeType', path)
     case 'resource_link':
-      return stringField(fields, 'uri', path) ?? stringField(fields, 'name', path)
+      return stringField(block, 'uri', path) ?? stringField(block, 'name', path)
     case 'resource': {
-      const resource = fields.resource
-      if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
+      const resource = readOwn(block, 'resource', `${path}.resource`)
+      if (!isRecord(resource, `${path}.resource`)) {
         return `${path}.resource must be an object, got ${describeValue(resource)}`
       }
-      const contents = resource as Fields
-      const uri = stringField(contents, 'uri', `${path}.resource`)
+      const uri = stringField(resource, 'uri', `${path}.resource`)
       if (uri !== undefined) return uri
-      if (typeof contents.text === 'string' || typeof contents.blob === 'string') return undefined
+      const text = readOwn(resource, 'text', `${path}.resource.text`)
+      const blob = readOwn(resource, 'blob', `${path}.resource.blob`)
+      if (typeof text === 'string' || typeof blob === 'string') return undefined
       return `${path}.resource needs a string "text" or "blob"`
     }
     default:
-      return `${path}.type must be one of "text", "image", "audio", "resource_link", "resource", got ${describeValue(fields.type)}`
+      return `${path}.type must be one of "text", "image", "audio", "resource_link", "resource", got ${describeValue(type)}`
   }
 }
 
 /**
  * What is wrong with `value` as a list of MCP content blocks, or `undefined` when it is one. Checks the shape
- * (each block's `type` and its required string fields); lossless JSON is checked when the result is materialized.
- * May throw when a getter throws; callers treat that as a problem too.
+ * (each block's `type` and its required string fields, own properties only); lossless JSON is checked when the
+ * result is materialized. Throws `FieldReadError` when a read throws; callers treat that as a problem too.
  */
 export function contentProblem(value: unknown, path: string): string | undefined {
-  if (!Array.isArray(value)) return `${path} must be an array of content blocks, got ${describeValue(value)}`
-  for (let index = 0; index < value.length; index++) {
-    const problem = blockProblem(value[index], `${path}[${index}]`)
+  if (!isArray(value, path)) return `${path} must be an array of content blocks, got ${describeValue(value)}`
+  const length = ownLength(value, path)
+  for (let index = 0; index < length; index++) {
+    const at = `${path}[${index}]`
+    const problem = blockProblem(readOwn(value, index, at), at)
     if (problem !== undefined) return problem
   }
   return undefined
 }
 
-/** What is wrong with `value` as a `HookContext` (`{ content, source? }`), or `undefined`. */
+/** What is wrong with `value` as a `HookContext` (`{ content, source? }`, own properties only), or `undefined`. */
 export function hookContextProblem(value: unknown, path: string): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isRecord(value, path)) {
     return `${path} must be an object { content, source? }, got ${describeValue(value)}`
   }
-  const fields = value as Fields
-  const content = contentProblem(fields.content, `${path}.content`)
+  const content = contentProblem(readOwn(value, 'content', `${path}.content`), `${path}.content`)
   if (content !== undefined) return content
-  if (fields.source !== undefined && typeof fields.source !== 'string') {
-    return `${path}.source must be a string, got ${describeValue(fields.source)}`
+  const source = readOwn(value, 'source', `${path}.source`)
+  if (source !== undefined && typeof source !== 'string') {
+    return `${path}.source must be a string, got ${describeValue(source)}`
   }
   return undefined
 }

@@ -1,8 +1,7 @@
 import type { ContentBlock, HookContext, PostToolDecision, PreToolDecision } from '@dsh/tools-core'
 import { contentProblem, hookContextProblem } from './content-check.js'
 import { describeValue } from './describe-value.js'
-
-type Fields = Record<string, unknown>
+import { readOwn } from './own-field.js'
 
 /** The default of the `tools/pre-execute` waterfall. */
 export const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
@@ -20,7 +19,8 @@ function notADecision(value: unknown): string {
  */
 export function readPreDecision(value: unknown): PreToolDecision | string {
   if (typeof value !== 'object' || value === null) return notADecision(value)
-  const { kind, reason } = value as Fields
+  const kind = readOwn(value, 'kind')
+  const reason = readOwn(value, 'reason')
   switch (kind) {
     case 'allow':
       return ALLOW
@@ -36,12 +36,13 @@ export function readPreDecision(value: unknown): PreToolDecision | string {
   }
 }
 
-function readContext(fields: Fields): HookContext | string | undefined {
-  const context = fields.additionalContext
+function readContext(fields: object): HookContext | string | undefined {
+  const context = readOwn(fields, 'additionalContext')
   if (context === undefined) return undefined
   const problem = hookContextProblem(context, 'additionalContext')
   if (problem !== undefined) return problem
-  const { content, source } = context as Fields
+  const content = readOwn(context as object, 'content', 'additionalContext.content')
+  const source = readOwn(context as object, 'source', 'additionalContext.source')
   return source === undefined
     ? { content: content as ContentBlock[] }
     : { content: content as ContentBlock[], source: source as string }
@@ -53,20 +54,20 @@ function readContext(fields: Fields): HookContext | string | undefined {
  */
 export function readPostDecision(value: unknown): PostToolDecision | string {
   if (typeof value !== 'object' || value === null) return notADecision(value)
-  const fields = value as Fields
-  const kind = fields.kind
+  const fields = value
+  const kind = readOwn(fields, 'kind')
   if (kind !== 'accept' && kind !== 'block') return `returned a decision of unknown kind ${describeValue(kind)}`
   const context = readContext(fields)
   if (typeof context === 'string') return `returned a ${kind} decision whose ${context}`
   if (kind === 'block') {
-    const feedback = fields.feedback
+    const feedback = readOwn(fields, 'feedback')
     const problem = contentProblem(feedback, 'feedback')
     if (problem !== undefined) return `returned a block decision whose ${problem}`
     return context === undefined
       ? { kind, feedback: feedback as ContentBlock[] }
       : { kind, feedback: feedback as ContentBlock[], additionalContext: context }
   }
-  const content = fields.content
+  const content = readOwn(fields, 'content')
   if (content !== undefined) {
     const problem = contentProblem(content, 'content')
     if (problem !== undefined) return `returned an accept decision whose ${problem}`

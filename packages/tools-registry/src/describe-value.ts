@@ -2,7 +2,13 @@
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'undefined'
   if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
+  let array: boolean
+  try {
+    array = Array.isArray(value)
+  } catch {
+    return 'a revoked proxy' // the only value for which Array.isArray throws
+  }
+  if (array) return 'an array'
   switch (typeof value) {
     case 'string':
       return value.length <= 40 ? `the string ${JSON.stringify(value)}` : 'a string'
@@ -50,3 +56,4 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
     return false
   }
 }
+

@@ -34,7 +34,8 @@ describe('ask resolves through the optional approval service', () => {
     expect(request?.tool).toEqual({ name: 'bash', description: 'The bash tool.', parameters: { type: 'object', properties: {} } })
     expect(Object.keys(request?.tool ?? {})).toEqual(['name', 'description', 'parameters'])
     expect(request?.reason).toBe('bash can change files')
-    expect(request?.signal).toBe(controller.signal)
+    expect(request?.signal).toBe(request?.execution.signal)
+    expect(request?.signal).not.toBe(controller.signal)
     expect(Object.isFrozen(request)).toBe(true)
   })
 

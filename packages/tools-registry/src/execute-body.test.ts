@@ -128,15 +128,28 @@ describe('the body', () => {
     expect(textOf(await tools.execute(call('value')))).toBe('Tool "value" failed: just a string')
   })
 
-  it('always gets exec.signal: the caller\'s, or one that never fires', async () => {
+  it('always gets exec.signal: its own, which follows the caller\'s, or one that never fires', async () => {
     const { tools } = await createHarness()
     const signals: AbortSignal[] = []
+    let abortedInBody: boolean | undefined
+    const caller = new AbortController()
     tools.register(tool('read', { execute: async (_args, exec) => (signals.push(exec.signal), []) }))
-    const caller = new AbortController().signal
-    await tools.execute(call('read', {}, { signal: caller }))
+    tools.register(
+      tool('stop', {
+        execute: async (_args, exec) => {
+          caller.abort()
+          abortedInBody = exec.signal.aborted
+          return []
+        },
+      }),
+    )
+    await tools.execute(call('read', {}, { signal: caller.signal }))
     await tools.execute(call('read'))
     await tools.execute(call('read'))
-    expect(signals[0]).toBe(caller)
+    await tools.execute(call('stop', {}, { signal: caller.signal }))
+    expect(signals[0]).toBeInstanceOf(AbortSignal)
+    expect(signals[0]).not.toBe(caller.signal)
+    expect(abortedInBody).toBe(true)
     expect(signals[1]).toBeInstanceOf(AbortSignal)
     expect(signals[1]?.aborted).toBe(false)
     expect(signals[2]).not.toBe(signals[1])

@@ -152,7 +152,7 @@ describe('tools/execute: around-dispatch wrappers', () => {
   })
 })
 
-describe('a wrapper may swap exec.signal only; the caller\'s signal is restored', () => {
+describe('a wrapper may swap exec.signal only; the call\'s own signal is restored', () => {
   it('the body runs under the swapped signal', async () => {
     const { ctx, tools } = await createHarness()
     const swapped = new AbortController().signal
@@ -166,7 +166,7 @@ describe('a wrapper may swap exec.signal only; the caller\'s signal is restored'
     expect(bodySignal).toBe(swapped)
   })
 
-  it('each wrapper gets back the signal it had once next() returns, and the caller\'s afterwards', async () => {
+  it('each wrapper gets back the signal it had once next() returns, and the call\'s own afterwards', async () => {
     const { ctx, tools } = await createHarness()
     const caller = new AbortController().signal
     const outer = new AbortController().signal
@@ -188,23 +188,23 @@ describe('a wrapper may swap exec.signal only; the caller\'s signal is restored'
     ctx.on('tools/post-execute', (exec, _result, next) => ((seen.post = exec.signal), next()))
     ctx.on('tools/result', (exec) => void (seen.result = exec.signal))
     await tools.execute(call('read', {}, { signal: caller }))
-    expect(seen).toEqual({
-      outerReceived: caller,
-      innerReceived: outer,
-      body: inner,
-      outerAfterNext: outer,
-      post: caller,
-      result: caller,
-    })
+    const own = seen.outerReceived
+    expect(own).toBeInstanceOf(AbortSignal)
+    expect(own).not.toBe(caller)
+    expect(seen).toEqual({ outerReceived: own, innerReceived: outer, body: inner, outerAfterNext: outer, post: own, result: own })
+    expect(seen.post).toBe(own)
+    expect(seen.result).toBe(own)
   })
 
-  it('removing the signal falls back to the caller\'s; a non-signal is refused', async () => {
+  it('removing the signal falls back to the call\'s own; a non-signal is refused', async () => {
     const { ctx, tools } = await createHarness()
     const caller = new AbortController().signal
     let bodySignal: AbortSignal | undefined
+    let own: AbortSignal | undefined
     let refused: unknown
     tools.register(tool('read', { execute: async (_args, exec) => ((bodySignal = exec.signal), []) }))
     ctx.on('tools/execute', (exec, next) => {
+      own = exec.signal
       exec.signal = new AbortController().signal
       ;(exec as { signal: AbortSignal | undefined }).signal = undefined
       try {
@@ -215,7 +215,8 @@ describe('a wrapper may swap exec.signal only; the caller\'s signal is restored'
       return next()
     })
     await tools.execute(call('read', {}, { signal: caller }))
-    expect(bodySignal).toBe(caller)
+    expect(bodySignal).toBe(own)
+    expect(bodySignal).not.toBe(caller)
     expect(refused).toBeInstanceOf(TypeError)
   })
 
@@ -225,8 +226,9 @@ describe('a wrapper may swap exec.signal only; the caller\'s signal is restored'
     let keptExec: { signal: AbortSignal } | undefined
     let lateError: unknown
     let observedSignal: AbortSignal | undefined
+    let own: AbortSignal | undefined
     tools.register(tool('read'))
-    ctx.on('tools/execute', (exec, next) => ((keptExec = exec), next()))
+    ctx.on('tools/execute', (exec, next) => ((keptExec = exec), (own = exec.signal), next()))
     ctx.on('tools/result', (exec) => {
       try {
         keptExec!.signal = new AbortController().signal
@@ -237,8 +239,8 @@ describe('a wrapper may swap exec.signal only; the caller\'s signal is restored'
     })
     await tools.execute(call('read', {}, { signal: caller }))
     expect(lateError).toBeInstanceOf(TypeError)
-    expect(observedSignal).toBe(caller)
-    expect(keptExec?.signal).toBe(caller)
+    expect(observedSignal).toBe(own)
+    expect(keptExec?.signal).toBe(own)
   })
 
   it('concurrent calls keep their own signals', async () => {

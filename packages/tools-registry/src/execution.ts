@@ -5,28 +5,20 @@ import {
   type ToolExecution,
   type ToolExecutionToken,
 } from '@dsh/tools-core'
+import { ABORTED, CallAbort } from './call-abort.js'
 import { describeValue } from './describe-value.js'
+import { isAbortSignal, signalAborted, signalReason } from './signals.js'
 
 const POLICY = 0
 const DISPATCH = 1
 const CLOSED = 2
 
-/** True when `value` looks like an `AbortSignal` (duck-typed, so signals of another realm or polyfill pass). */
-export function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
-    typeof (value as { addEventListener?: unknown }).addEventListener === 'function'
-  )
-}
-
 /**
  * One call inside the pipeline. Its identity is frozen at construction (the object itself is frozen);
  * `signal` is an accessor over private state:
- * - reading it always gives a signal: the one a `tools/execute` wrapper swapped in, else the caller's, else a
- *   never-firing one created on first read (an `AbortController` costs ~2 µs, so calls that never look at their
- *   signal do not pay for one);
+ * - reading it always gives a signal: the one a `tools/execute` wrapper swapped in, else the call's own, which
+ *   fires when the caller's signal does (see {@link CallAbort}: the caller's signal object itself is never handed
+ *   out, so no tool or listener can attach code to it that the caller's abort would run unguarded);
  * - assigning it is allowed only during the dispatch stage (wrappers and the body); elsewhere it throws.
  *
  * The pipeline drives the stages through the static methods; they are not part of the public object.
@@ -38,9 +30,8 @@ export class PipelineExecution implements ToolExecution {
   readonly agent: Agent | undefined
   readonly parent: ToolExecutionToken | undefined
   readonly token: ToolExecutionToken
-  readonly #caller: AbortSignal | undefined
+  readonly #abort: CallAbort
   #swapped: AbortSignal | undefined = undefined
-  #idle: AbortSignal | undefined = undefined
   #stage = POLICY
   /** How many `tools/execute` wrapper levels have been entered and have not returned yet. */
   #depth = 0
@@ -53,7 +44,7 @@ export class PipelineExecution implements ToolExecution {
     args: unknown,
     agent: Agent | undefined,
     parent: ToolExecutionToken | undefined,
-    signal: AbortSignal | undefined,
+    abort: CallAbort,
   ) {
     this.callId = callId
     this.name = name
@@ -61,13 +52,13 @@ export class PipelineExecution implements ToolExecution {
     this.agent = agent
     this.parent = parent
     this.token = createToolExecutionToken()
-    this.#caller = signal
+    this.#abort = abort
     Object.freeze(this)
   }
 
   /** The signal the call runs under. Always present. */
   get signal(): AbortSignal {
-    return this.#swapped ?? this.#caller ?? (this.#idle ??= new AbortController().signal)
+    return this.#swapped ?? this.#abort.signal
   }
 
   set signal(value: AbortSignal | undefined) {
@@ -94,12 +85,22 @@ export class PipelineExecution implements ToolExecution {
 
   /** True when the signal the call runs under, or the caller's own signal, has fired. */
   static aborted(exec: PipelineExecution): boolean {
-    return exec.#swapped?.aborted === true || exec.#caller?.aborted === true
+    return (exec.#swapped !== undefined && signalAborted(exec.#swapped)) || exec.#abort.fired
   }
 
   /** The reason of whichever signal fired. */
   static abortReason(exec: PipelineExecution): unknown {
-    return exec.#swapped?.aborted === true ? exec.#swapped.reason : exec.#caller?.reason
+    return exec.#swapped !== undefined && signalAborted(exec.#swapped) ? signalReason(exec.#swapped) : exec.#abort.reason
+  }
+
+  /** True when the caller's own signal has fired (a swapped signal firing does not count). */
+  static callerAborted(exec: PipelineExecution): boolean {
+    return exec.#abort.fired
+  }
+
+  /** `value`, or {@link ABORTED} as soon as the caller's signal fires. */
+  static race<T>(exec: PipelineExecution, value: Promise<T>): Promise<T | typeof ABORTED> {
+    return exec.#abort.race(value)
   }
 
   /**
@@ -134,9 +135,10 @@ export class PipelineExecution implements ToolExecution {
     exec.#swapped = undefined
   }
 
-  /** Freezes the signal too: after this, the execution is entirely immutable. */
+  /** Freezes the signal too, and stops listening to the caller's: after this, the execution is entirely immutable. */
   static close(exec: PipelineExecution): void {
     exec.#stage = CLOSED
     exec.#swapped = undefined
+    exec.#abort.release()
   }
 }

@@ -35,16 +35,18 @@ export class HookTable {
   readonly lists: HookLists
   private readonly isolationKey: symbol | undefined
   private readonly selections = new Map<ToolEventName, Selection>()
-  private readonly emit: (mode: DispatchMode, name: ToolEventName, args: unknown[]) => void
 
+  /**
+   * @param warn - where a listener's failure is reported (never throws)
+   */
   constructor(
     ctx: Context,
     private readonly serviceName: string,
+    private readonly warn: (message: string, cause: unknown) => void,
   ) {
     const events = ctx.events
     this.lists = events._hooks as HookLists
     this.isolationKey = ctx[Context.isolate][serviceName]
-    this.emit = (mode, name, args) => events.emit('internal/dispatch', mode, name, args, null)
   }
 
   /**
@@ -58,7 +60,8 @@ export class HookTable {
     if (cached !== undefined && unchanged(cached.seen, hooks)) return cached.selected
     let selected: Hook[] | undefined
     for (const hook of hooks) {
-      if (hook.global === true || hook.ctx[Context.isolate][this.serviceName] === this.isolationKey) {
+      // `global` is an option a plugin passed: its own property only (a polluted prototype must not make it global).
+      if ((Object.hasOwn(hook, 'global') && hook.global === true) || hook.ctx[Context.isolate][this.serviceName] === this.isolationKey) {
         ;(selected ??= []).push(hook)
       }
     }
@@ -71,7 +74,8 @@ export class HookTable {
    * promise that rejects, is reported through `warn` (`a tools/result observer threw for "read": …`) and the
    * others still run.
    */
-  notify(name: 'tools/result' | 'tools/change', args: unknown[], warn: (message: string, cause: unknown) => void, toolName?: string): void {
+  notify(name: 'tools/result' | 'tools/change', args: unknown[], toolName?: string): void {
+    const warn = this.warn
     const observers = this.select(name)
     if (observers === undefined) return
     if (this.tracing) this.trace('emit', name, args)
@@ -95,10 +99,23 @@ export class HookTable {
   }
 
   /**
-   * Reports a dispatch to `internal/dispatch` listeners (devtools), as cordis does for its own dispatches. Check
-   * {@link tracing} first, so the arguments are not even collected when nobody listens.
+   * Reports a dispatch to `internal/dispatch` listeners (devtools, tracing), with the arguments cordis gives them for
+   * its own dispatches (`mode, name, args, thisArg`). Check {@link tracing} first, so the arguments are not even
+   * collected when nobody listens. Unlike cordis's `emit`, a listener that throws (or returns a promise that
+   * rejects) is reported through `warn` and the others still run: tracing never changes a call's outcome.
    */
   trace(mode: DispatchMode, name: ToolEventName, args: unknown[]): void {
-    this.emit(mode, name, args)
+    const tracers = this.lists['internal/dispatch']
+    if (tracers === undefined) return
+    for (const hook of tracers.slice()) {
+      try {
+        const returned: unknown = Reflect.apply(hook.callback, null, [mode, name, args, null])
+        if (isThenable(returned)) {
+          Promise.resolve(returned).then(undefined, (error: unknown) => this.warn(`an async internal/dispatch listener rejected for ${name}`, error))
+        }
+      } catch (error) {
+        this.warn(`an internal/dispatch listener threw for ${name}`, error)
+      }
+    }
   }
 }

@@ -1,21 +1,24 @@
 import {
-  snapshotJson,
   type Agent,
+  type ContentBlock,
+  type HookContext,
   type PostToolDecision,
   type PreToolDecision,
-  type ToolApprovalRequest,
   type ToolApprovalService,
   type ToolExecutionInput,
   type ToolExecutionResult,
-  type ToolExecutionToken,
   type ToolGuard,
 } from '@dsh/tools-core'
 import type { Hook } from 'cordis'
+import { ABANDONED, ABORTED, CallAbort, withGrace } from './call-abort.js'
+import { start, type Started } from './call-input.js'
+import { askApproval } from './approval-stage.js'
 import { DecisionChain, type ChainFailure } from './decision-chain.js'
 import { ACCEPT, ALLOW, readPostDecision, readPreDecision } from './decisions.js'
 import { describeThrown, describeValue, isThenable, quote } from './describe-value.js'
-import { isAbortSignal, PipelineExecution } from './execution.js'
+import { PipelineExecution } from './execution.js'
 import type { HookTable } from './hook-table.js'
+import { readOwn } from './own-field.js'
 import {
   aborted,
   blocked,
@@ -24,8 +27,8 @@ import {
   HARNESS_FAULT,
   invalidDecision,
   invalidResult,
+  abandoned,
   materialize,
-  nonJson,
   notFound,
   readResult,
   textContent,
@@ -42,11 +45,14 @@ export interface PipelineHost {
   readonly hooks: HookTable
   /** The approval service, looked up at each `ask`; `undefined` when none is provided. */
   approvalService(): ToolApprovalService | undefined
-  /** Reports a misbehaving hook, observer or service to developers (the result already tells the model). */
+  /** Reports a misbehaving hook, observer or service to developers (the result already tells the model). Never throws. */
   warn(message: string, cause?: unknown): void
+  /**
+   * How long, after the caller's signal fired, the dispatch (wrappers and body) may still take to settle before the
+   * call is abandoned (`ABORTED`, saying it may still be running).
+   */
+  readonly abortGraceMs: number
 }
-
-const ABORTED = Symbol('aborted')
 const maxListedTools = 50
 
 /** What `next()` resolves to for outer listeners once a decision chain has failed. */
@@ -55,88 +61,6 @@ const REFUSE_RESULT: PostToolDecision = Object.freeze({
   kind: 'block',
   feedback: textContent('a tools/post-execute listener failed to decide'),
 })
-
-/** A call read from its input: the execution, or the execution and the result it already failed with. */
-interface Started {
-  readonly exec: PipelineExecution
-  readonly failed?: ToolExecutionResult
-}
-
-function readFields(input: unknown, forcedAgent: Agent | undefined): Record<string, unknown> | string {
-  if (typeof input !== 'object' || input === null) return `the call is ${describeValue(input)}, not an object`
-  try {
-    const fields = input as Record<string, unknown>
-    const { callId, name, arguments: args, parent, signal } = fields
-    return { callId, name, arguments: args, agent: forcedAgent ?? fields.agent, parent, signal }
-  } catch (error) {
-    return `reading the call threw: ${describeThrown(error)}`
-  }
-}
-
-function inputProblem(fields: Record<string, unknown>): string | undefined {
-  const { callId, name, agent, parent, signal } = fields
-  if (typeof callId !== 'string') return `its callId is ${describeValue(callId)}, not a string`
-  if (typeof name !== 'string') return `its name is ${describeValue(name)}, not a string`
-  if (agent !== undefined && (typeof agent !== 'object' || agent === null)) return `its agent is ${describeValue(agent)}, not an object`
-  if (parent !== undefined && typeof parent !== 'symbol') return `its parent is ${describeValue(parent)}, not an execution token`
-  if (signal !== undefined && !isAbortSignal(signal)) return `its signal is ${describeValue(signal)}, not an AbortSignal`
-  return undefined
-}
-
-/**
- * Reads the caller's input: checks its fields and materializes the arguments (detached, lossless, deep-frozen)
- * before anything else runs. A malformed call (`INVALID_CALL`) or non-JSON arguments (`NON_JSON_VALUE`) fail
- * here, before the tool is even looked up.
- */
-function start(input: unknown, forcedAgent: Agent | undefined): Started {
-  const fields = readFields(input, forcedAgent)
-  const problem = typeof fields === 'string' ? fields : inputProblem(fields)
-  if (problem !== undefined) {
-    const known = typeof fields === 'string' ? {} : fields
-    const exec = new PipelineExecution(
-      typeof known.callId === 'string' ? known.callId : '',
-      typeof known.name === 'string' ? known.name : '',
-      undefined,
-      typeof known.agent === 'object' && known.agent !== null ? (known.agent as Agent) : undefined,
-      typeof known.parent === 'symbol' ? (known.parent as ToolExecutionToken) : undefined,
-      isAbortSignal(known.signal) ? known.signal : undefined,
-    )
-    return { exec, failed: invalidCall(exec.callId, `The tool call is malformed: ${problem}.`) }
-  }
-  const valid = fields as Record<string, unknown>
-  const snapshot = snapshotJson(valid.arguments)
-  const exec = new PipelineExecution(
-    valid.callId as string,
-    valid.name as string,
-    snapshot.ok ? snapshot.value : undefined,
-    valid.agent as Agent | undefined,
-    valid.parent as ToolExecutionToken | undefined,
-    valid.signal as AbortSignal | undefined,
-  )
-  if (snapshot.ok) return { exec }
-  return {
-    exec,
-    failed: nonJson(exec.callId, `The arguments of the call to ${quote(exec.name)} are not JSON: ${snapshot.error.message}`),
-  }
-}
-
-function untilAborted<T>(value: T | PromiseLike<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED)
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(ABORTED)
-    signal.addEventListener('abort', onAbort, { once: true })
-    Promise.resolve(value).then(
-      (settled) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(settled)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
 
 function describeFailure(event: string, chainFailure: ChainFailure): string {
   return `a ${event} listener of plugin ${quote(chainFailure.plugin)} ${chainFailure.problem}`
@@ -156,14 +80,19 @@ export class ExecutionPipeline {
 
   constructor(private readonly host: PipelineHost) {}
 
+  /** Reports an exception of a listener of a call's signal (see {@link CallAbort}). */
+  private readonly reportListener = (error: unknown): void => {
+    this.host.warn('an abort listener of a tool call threw', error)
+  }
+
   /** Runs one call. Never rejects. */
   async run(input: ToolExecutionInput, forcedAgent?: Agent): Promise<ToolExecutionResult> {
     let started: Started
     try {
-      started = start(input, forcedAgent)
+      started = start(input, forcedAgent, this.reportListener)
     } catch (error) {
       // Unreachable unless the runtime itself misbehaves (every read above is guarded); execute() never rejects.
-      const exec = new PipelineExecution('', '', undefined, undefined, undefined, undefined)
+      const exec = new PipelineExecution('', '', undefined, undefined, undefined, new CallAbort(undefined, this.reportListener))
       started = { exec, failed: invalidCall('', `The tool call could not be read: ${describeThrown(error)}`) }
     }
     const { exec } = started
@@ -179,7 +108,16 @@ export class ExecutionPipeline {
         )
       }
     }
-    return this.deliver(exec, draft)
+    try {
+      return this.deliver(exec, draft)
+    } catch (error) {
+      // Unreachable unless the runtime itself misbehaves (materializing and notifying are guarded).
+      this.host.warn(`the tool registry failed while delivering the result of ${quote(exec.name)}`, error)
+      PipelineExecution.close(exec)
+      return materialize(
+        toolFailed(exec.callId, `The result of the call to ${quote(exec.name)} could not be delivered (${describeThrown(error)}). ${HARNESS_FAULT}`),
+      )
+    }
   }
 
   private async process(exec: PipelineExecution): Promise<ToolExecutionResult> {
@@ -202,13 +140,44 @@ export class ExecutionPipeline {
     const wrappers = hooks.select('tools/execute')
     let result: ToolExecutionResult
     try {
-      result = wrappers === undefined ? await this.dispatch(exec, record) : await this.wrap(exec, record, wrappers)
+      result = await this.settleDispatch(exec, wrappers === undefined ? this.dispatch(exec, record) : this.wrap(exec, record, wrappers))
     } finally {
       PipelineExecution.endDispatch(exec)
     }
 
     const post = hooks.select('tools/post-execute')
     return post === undefined ? result : this.review(exec, result, post)
+  }
+
+  /**
+   * The dispatch's outcome, ended by the caller's abort: once the caller's signal fires, the wrappers and the body
+   * (which heard it through `exec.signal`) get {@link PipelineHost.abortGraceMs} to settle with an outcome of their
+   * own; one that has not by then is abandoned (`ABORTED`: it may still be running). A late settlement is reported
+   * to developers and changes nothing.
+   */
+  private settleDispatch(exec: PipelineExecution, dispatched: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
+    const raced = PipelineExecution.race(exec, dispatched)
+    // A call without a caller's signal cannot be aborted: nothing to race, no extra hop.
+    if (raced === dispatched) return dispatched
+    return raced.then((first) => (first === ABORTED ? this.abandonAfterGrace(exec, dispatched) : first))
+  }
+
+  /** The caller aborted during the dispatch: its outcome if it settles within the grace, else abandoned. */
+  private async abandonAfterGrace(exec: PipelineExecution, dispatched: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
+    const graceMs = this.host.abortGraceMs
+    const settled = await withGrace(dispatched, graceMs)
+    if (settled !== ABANDONED) return settled
+    const abandonedAt = Date.now()
+    const name = quote(exec.name)
+    dispatched.then(
+      () => this.host.warn(`the abandoned call to ${name} settled ${Date.now() - abandonedAt}ms after it was abandoned; its outcome was ignored`),
+      (error: unknown) => this.host.warn(`the abandoned call to ${name} failed after it was abandoned`, error),
+    )
+    return abandoned(
+      exec.callId,
+      `The call to ${name} was cancelled, but it did not stop within ${graceMs}ms of being cancelled, so it was abandoned: ` +
+        'it may still be running, and its side effects may still take effect.',
+    )
   }
 
   private unknownToolText(exec: PipelineExecution): string {
@@ -240,10 +209,17 @@ export class ExecutionPipeline {
       base: ALLOW,
       refusal: REFUSE,
     })
-    const decision = await chain.run()
+    const decision = await PipelineExecution.race(exec, chain.run())
+    if (decision === ABORTED) {
+      return aborted(
+        exec.callId,
+        'ABORTED_BEFORE_DISPATCH',
+        `The call to ${quote(exec.name)} was cancelled while the harness's policy decided on it; nothing was executed.`,
+      )
+    }
     if (chain.failure !== undefined) {
       const text = describeFailure('tools/pre-execute', chain.failure)
-      this.host.warn(text, chain.failure.cause)
+      this.host.warn(text, readOwn(chain.failure, 'cause'))
       return invalidDecision(exec.callId, `The call to ${quote(exec.name)} was not run: the harness's policy failed to decide (${text}). ${HARNESS_FAULT}`)
     }
     switch (decision.kind) {
@@ -252,75 +228,8 @@ export class ExecutionPipeline {
       case 'deny':
         return denied(exec.callId, 'DENIED', `The call to ${quote(exec.name)} was denied: ${decision.reason}`)
       case 'ask':
-        return this.ask(exec, record, decision.reason)
-    }
-  }
-
-  /** Asks the approval service; only `allowed-once` proceeds. Returns the denial, or `undefined` to proceed. */
-  private async ask(exec: PipelineExecution, record: ToolRecord, reason: string | undefined): Promise<ToolExecutionResult | undefined> {
-    const { callId } = exec
-    const tool = quote(exec.name)
-    const agent = exec.agent
-    if (agent === undefined) {
-      return denied(
-        callId,
-        'APPROVAL_NO_AGENT',
-        `The call to ${tool} needs approval, but it runs for no agent, so there is nobody to ask. It was not run.`,
-      )
-    }
-    let service: ToolApprovalService | undefined
-    try {
-      service = this.host.approvalService()
-    } catch (error) {
-      this.host.warn('looking up the toolApproval service threw', error)
-    }
-    if (service === undefined || service === null) {
-      return denied(callId, 'APPROVAL_NO_SERVICE', `The call to ${tool} needs approval, but no approval service is available. It was not run.`)
-    }
-    const signal = exec.signal
-    const request: ToolApprovalRequest = Object.freeze({ execution: exec, agent, tool: record.schema, reason, signal })
-    let answer: unknown
-    try {
-      answer = await untilAborted(service.requestApproval(request), signal)
-    } catch (error) {
-      this.host.warn(`the approval service failed for ${tool}`, error)
-      return denied(
-        callId,
-        'APPROVAL_UNAVAILABLE',
-        `Approval for the call to ${tool} could not be obtained (the approval service failed: ${describeThrown(error)}). It was not run.`,
-      )
-    }
-    if (answer === ABORTED) {
-      return aborted(callId, 'ABORTED_BEFORE_DISPATCH', `The call to ${tool} was cancelled while it waited for approval; nothing was executed.`)
-    }
-    return this.readApproval(callId, tool, answer)
-  }
-
-  private readApproval(callId: string, tool: string, answer: unknown): ToolExecutionResult | undefined {
-    let outcome: unknown
-    let reason: unknown
-    try {
-      if (typeof answer === 'object' && answer !== null) ({ outcome, reason } = answer as Record<string, unknown>)
-    } catch (error) {
-      this.host.warn(`reading the approval answer for ${tool} threw`, error)
-    }
-    const because = typeof reason === 'string' && reason.trim() !== '' ? `: ${reason}` : ''
-    switch (outcome) {
-      case 'allowed-once':
-        return undefined
-      case 'rejected':
-        return denied(callId, 'APPROVAL_REJECTED', `The call to ${tool} was rejected${because}. It was not run.`)
-      case 'cancelled':
-        return denied(callId, 'APPROVAL_CANCELLED', `The approval request for the call to ${tool} was cancelled. It was not run.`)
-      case 'unavailable':
-        return denied(callId, 'APPROVAL_UNAVAILABLE', `Approval for the call to ${tool} is unavailable${because}. It was not run.`)
-      default:
-        this.host.warn(`the approval service answered ${describeValue(answer)} for ${tool}`)
-        return denied(
-          callId,
-          'APPROVAL_UNAVAILABLE',
-          `Approval for the call to ${tool} could not be obtained (the approval service gave an invalid answer). It was not run.`,
-        )
+        // A decision is the registry's own fresh object, but one without a reason must not inherit one.
+        return askApproval(this.host, exec, record, readOwn(decision, 'reason') as string | undefined)
     }
   }
 
@@ -434,6 +343,8 @@ export class ExecutionPipeline {
 
   /** The post-execute waterfall over the materialized dispatch result. */
   private async review(exec: PipelineExecution, draft: ToolExecutionResult, hooks: readonly Hook[]): Promise<ToolExecutionResult> {
+    // Delivering a result nobody reviewed would let the caller's abort bypass the policy: withhold it instead.
+    if (PipelineExecution.callerAborted(exec)) return this.withheld(exec, 'before its result could be reviewed')
     const result = materialize(draft)
     if (this.host.hooks.tracing) this.host.hooks.trace('waterfall', 'tools/post-execute', [exec, result])
     const chain = new DecisionChain<PostToolDecision>(hooks, {
@@ -442,33 +353,46 @@ export class ExecutionPipeline {
       base: ACCEPT,
       refusal: REFUSE_RESULT,
     })
-    const decision = await chain.run()
+    const decision = await PipelineExecution.race(exec, chain.run())
+    if (decision === ABORTED) return this.withheld(exec, 'while its result was being reviewed')
     if (chain.failure !== undefined) {
       const text = describeFailure('tools/post-execute', chain.failure)
-      this.host.warn(text, chain.failure.cause)
+      this.host.warn(text, readOwn(chain.failure, 'cause'))
       return invalidDecision(
         exec.callId,
         `The call to ${quote(exec.name)} ran, but its result was withheld: the harness's policy failed to review it (${text}). ` +
           'This is a fault in the harness, not in your arguments; calling again would run the tool again and fail the same way until it is fixed.',
       )
     }
+    // The decision is the registry's own fresh object; its optional fields are read as own ones all the same, so a
+    // polluted Object.prototype cannot supply a `content` or `additionalContext` the listener never returned.
+    const context = readOwn(decision, 'additionalContext') as HookContext | undefined
     if (decision.kind === 'block') {
-      const blockedResult = blocked(exec.callId, decision.feedback)
-      if (decision.additionalContext !== undefined) blockedResult.additionalContext = decision.additionalContext
+      const blockedResult = blocked(exec.callId, readOwn(decision, 'feedback') as ContentBlock[])
+      if (context !== undefined) blockedResult.additionalContext = context
       return blockedResult
     }
-    if (decision.content === undefined && decision.additionalContext === undefined) return result
+    const content = readOwn(decision, 'content') as ContentBlock[] | undefined
+    if (content === undefined && context === undefined) return result
     const accepted: ToolExecutionResult = { ...result }
-    if (decision.content !== undefined) accepted.content = decision.content
-    if (decision.additionalContext !== undefined) accepted.additionalContext = decision.additionalContext
+    if (content !== undefined) accepted.content = content
+    if (context !== undefined) accepted.additionalContext = context
     return accepted
+  }
+
+  private withheld(exec: PipelineExecution, when: string): ToolExecutionResult {
+    return aborted(
+      exec.callId,
+      'ABORTED',
+      `The call to ${quote(exec.name)} ran, but it was cancelled ${when}, so its result was withheld; what it did may have taken effect.`,
+    )
   }
 
   /** Materializes the final result, closes the execution and tells the observers, synchronously and once. */
   private deliver(exec: PipelineExecution, draft: ToolExecutionResult): ToolExecutionResult {
     const result = materialize(draft)
     PipelineExecution.close(exec)
-    this.host.hooks.notify('tools/result', [exec, result], this.host.warn, exec.name)
+    this.host.hooks.notify('tools/result', [exec, result], exec.name)
     return result
   }
 }

@@ -1,6 +1,7 @@
 import type { ToolRestriction } from '@dsh/tools-core'
 import { describeValue } from './describe-value.js'
 import { InvalidToolPolicyError } from './invalid-tool-policy-error.js'
+import { FieldReadError, isArray, isRecord, ownElements, readOwn } from './own-field.js'
 
 /** A {@link ToolRestriction} compiled into private sets, so later changes to the caller's arrays change nothing. */
 export interface CompiledRestriction {
@@ -9,13 +10,13 @@ export interface CompiledRestriction {
 }
 
 function compileNames(restriction: object, key: 'allow' | 'deny'): ReadonlySet<string> | undefined {
-  const names: unknown = (restriction as Record<string, unknown>)[key]
+  const names: unknown = readOwn(restriction, key)
   if (names === undefined) return undefined
-  if (!Array.isArray(names)) {
+  if (!isArray(names, key)) {
     throw new InvalidToolPolicyError(`A restriction's ${key} must be an array of tool names, got ${describeValue(names)}`)
   }
   const set = new Set<string>()
-  for (const name of names as unknown[]) {
+  for (const name of ownElements(names, key)) {
     if (typeof name !== 'string') {
       throw new InvalidToolPolicyError(`A restriction's ${key} must hold tool names (strings), found ${describeValue(name)}`)
     }
@@ -24,12 +25,20 @@ function compileNames(restriction: object, key: 'allow' | 'deny'): ReadonlySet<s
   return set
 }
 
-/** Checks and compiles a restriction. Throws {@link InvalidToolPolicyError}. */
+/**
+ * Checks and compiles a restriction, reading own properties only. Throws {@link InvalidToolPolicyError}, also when
+ * a field cannot be read (a throwing getter, a revoked proxy): the message names the field.
+ */
 export function compileRestriction(restriction: ToolRestriction): CompiledRestriction {
-  if (typeof restriction !== 'object' || restriction === null || Array.isArray(restriction)) {
-    throw new InvalidToolPolicyError(`A restriction must be an object { allow?, deny? }, got ${describeValue(restriction)}`)
+  try {
+    if (!isRecord(restriction, 'the restriction')) {
+      throw new InvalidToolPolicyError(`A restriction must be an object { allow?, deny? }, got ${describeValue(restriction)}`)
+    }
+    return { allow: compileNames(restriction, 'allow'), deny: compileNames(restriction, 'deny') }
+  } catch (error) {
+    if (!(error instanceof FieldReadError)) throw error
+    throw new InvalidToolPolicyError(`A restriction cannot be read: ${error.message}`, { cause: error.cause })
   }
-  return { allow: compileNames(restriction, 'allow'), deny: compileNames(restriction, 'deny') }
 }
 
 /** True when every restriction admits the global tool `name` (restrictions intersect). */

@@ -13,9 +13,8 @@ import {
 } from '@dsh/tools-core'
 import { contentProblem, hookContextProblem } from './content-check.js'
 import { describeThrown, describeValue, quote } from './describe-value.js'
+import { isArray, readOwn } from './own-field.js'
 import type { ToolDenialCode } from './tool-denied-error.js'
-
-type Fields = Record<string, unknown>
 
 /**
  * What the model reads after a harness fault (a policy that failed to decide, a wrapper or registry failure): the
@@ -65,6 +64,14 @@ export function invalidResult(callId: string, text: string): ToolExecutionResult
 /** `ABORTED` or `ABORTED_BEFORE_DISPATCH` (`ToolAbortedError`). */
 export function aborted(callId: string, code: 'ABORTED' | 'ABORTED_BEFORE_DISPATCH', text: string): ToolExecutionResult {
   return failure(callId, 'ToolAbortedError', code, text)
+}
+
+/**
+ * `ABORTED` (`ToolAbortedError`) for a call abandoned after the caller's abort: its dispatch did not settle within
+ * the registry's abort grace, so it may still be running.
+ */
+export function abandoned(callId: string, text: string): ToolExecutionResult {
+  return aborted(callId, 'ABORTED', text)
 }
 
 /** `TOOL_FAILED` (`ToolFailedError`). */
@@ -128,17 +135,16 @@ export interface ThrownText {
  */
 export function bodyResult(callId: string, toolName: string, value: unknown): ToolExecutionResult {
   try {
-    if (Array.isArray(value)) {
+    if (isArray(value, 'the result')) {
       const problem = contentProblem(value, 'content')
       if (problem === undefined) return { callId, content: value as ContentBlock[], isError: false }
       return invalidResult(callId, malformedBodyText(toolName, `invalid content (${problem})`))
     }
     if (typeof value === 'object' && value !== null) {
-      const fields = value as Fields
-      const content = fields.content
+      const content = readOwn(value, 'content')
       const problem = contentProblem(content, 'content')
       if (problem !== undefined) return invalidResult(callId, malformedBodyText(toolName, `invalid content (${problem})`))
-      const meta = fields.meta
+      const meta = readOwn(value, 'meta')
       const result: ToolExecutionResult = { callId, content: content as ContentBlock[], isError: false }
       if (meta !== undefined) result.meta = meta
       return result
@@ -163,7 +169,8 @@ function undeliverable(callId: string, detail: string): ToolExecutionResult {
 
 function errorInfoProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return `error must be { name, code }, got ${describeValue(value)}`
-  const { name, code } = value as Fields
+  const name = readOwn(value, 'name', 'error.name')
+  const code = readOwn(value, 'code', 'error.code')
   if (typeof name !== 'string' || name === '') return `error.name must be a non-empty string, got ${describeValue(name)}`
   if (!isDshErrorCode(code)) return `error.code must be a dsh error code (a core code or a tool-owned FAMILY_SUFFIX), got ${describeValue(code)}`
   return undefined
@@ -174,9 +181,12 @@ function errorInfoProblem(value: unknown): string | undefined {
  * object with only the result's own fields; `callId` is always the execution's.
  */
 export function readResult(callId: string, value: unknown): ToolExecutionResult | string {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return describeValue(value)
-  const fields = value as Fields
-  const { content, isError, error, additionalContext, meta } = fields
+  if (typeof value !== 'object' || value === null || isArray(value, 'the result')) return describeValue(value)
+  const content = readOwn(value, 'content')
+  const isError = readOwn(value, 'isError')
+  const error = readOwn(value, 'error')
+  const additionalContext = readOwn(value, 'additionalContext')
+  const meta = readOwn(value, 'meta')
   const problem = contentProblem(content, 'content')
   if (problem !== undefined) return `a result with ${problem}`
   if (typeof isError !== 'boolean') return `a result whose isError is ${describeValue(isError)}`
@@ -187,8 +197,7 @@ export function readResult(callId: string, value: unknown): ToolExecutionResult 
     } else {
       const infoProblem = errorInfoProblem(error)
       if (infoProblem !== undefined) return `a result whose ${infoProblem}`
-      const { name, code } = error as ToolErrorInfo
-      result.error = { name, code }
+      result.error = { name: readOwn(error as object, 'name') as string, code: readOwn(error as object, 'code') as ToolErrorInfo['code'] }
     }
   }
   if (additionalContext !== undefined) {
@@ -198,6 +207,19 @@ export function readResult(callId: string, value: unknown): ToolExecutionResult 
   }
   if (!isError && meta !== undefined) result.meta = meta
   return result
+}
+
+/**
+ * `snapshotJson`, with a snapshot that throws (a revoked proxy, a getter that throws) turned into a failure at the
+ * field's root (the caller names the field), so an unreadable value becomes `INVALID_RESULT` like any other non-JSON value.
+ */
+function snapshotField(value: unknown): ReturnType<typeof snapshotJson> {
+  try {
+    return snapshotJson(value)
+  } catch (error) {
+    const message = `it cannot be read: ${describeThrown(error)}`
+    return { ok: false, error: { message, path: '', segments: [] } as unknown as JsonSnapshotFailure }
+  }
 }
 
 /** Results {@link materialize} produced: materializing one again returns it as it is. */
@@ -219,21 +241,26 @@ function relocate(snapshotFailure: JsonSnapshotFailure, field: string): string {
  */
 export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
   if (materialized.has(draft)) return draft
+  // Drafts are the registry's own objects, but a polluted Object.prototype would still answer for a field a draft
+  // lacks (`meta`, `additionalContext`): read own fields only.
   const callId = draft.callId
-  const isError = draft.isError === true
-  const content = snapshotJson(draft.content)
+  const isError = readOwn(draft, 'isError') === true
+  const draftError = readOwn(draft, 'error') as ToolErrorInfo | undefined
+  const draftContext = readOwn(draft, 'additionalContext')
+  const draftMeta = readOwn(draft, 'meta')
+  const content = snapshotField(readOwn(draft, 'content'))
   if (!content.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(content.error, 'content')}`))
   const contentIssue = contentProblem(content.value, 'content')
   if (contentIssue !== undefined) return materialize(undeliverable(callId, `its ${contentIssue}`))
   const result: ToolExecutionResult = { callId, content: content.value as unknown as ContentBlock[], isError }
   if (isError) {
-    const error = draft.error ?? { name: 'ToolFailedError', code: 'TOOL_FAILED' }
+    const error = draftError ?? { name: 'ToolFailedError', code: 'TOOL_FAILED' }
     const errorIssue = errorInfoProblem(error)
     if (errorIssue !== undefined) return materialize(undeliverable(callId, `its ${errorIssue}`))
-    result.error = Object.freeze({ name: error.name, code: error.code })
+    result.error = Object.freeze({ name: readOwn(error, 'name') as string, code: readOwn(error, 'code') as ToolErrorInfo['code'] })
   }
-  if (draft.additionalContext !== undefined) {
-    const context = snapshotJson(draft.additionalContext)
+  if (draftContext !== undefined) {
+    const context = snapshotField(draftContext)
     if (!context.ok) {
       return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(context.error, 'additionalContext')}`))
     }
@@ -241,8 +268,8 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
     if (contextIssue !== undefined) return materialize(undeliverable(callId, `its ${contextIssue}`))
     result.additionalContext = context.value as unknown as HookContext
   }
-  if (!isError && draft.meta !== undefined) {
-    const meta = snapshotJson(draft.meta)
+  if (!isError && draftMeta !== undefined) {
+    const meta = snapshotField(draftMeta)
     if (!meta.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(meta.error, 'meta')}`))
     result.meta = meta.value
   }

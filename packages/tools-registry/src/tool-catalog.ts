@@ -1,7 +1,8 @@
 import type { Agent, ToolGuard } from '@dsh/tools-core'
-import { quote } from './describe-value.js'
+import { describeValue, quote } from './describe-value.js'
 import { DuplicateToolError } from './duplicate-tool-error.js'
 import type { ToolChange } from './events.js'
+import { readOwn } from './own-field.js'
 import { admits, type CompiledRestriction } from './restriction.js'
 import type { ToolRecord } from './tool-record.js'
 
@@ -14,6 +15,16 @@ interface Scope {
   view: ReadonlyMap<string, ToolRecord> | undefined
   /** The catalog generation the view was computed at. */
   viewGeneration: number
+}
+
+/** The agent's own `id`, for messages; never throws. */
+function agentId(agent: Agent): string {
+  try {
+    const id = readOwn(agent, 'id')
+    return typeof id === 'string' ? id : describeValue(id)
+  } catch {
+    return 'an agent whose id cannot be read'
+  }
 }
 
 const noGuards: readonly ToolGuard[] = Object.freeze([])
@@ -70,7 +81,7 @@ export class ToolCatalog {
   assertFree(name: string, agent: Agent | undefined): void {
     const taken = agent === undefined ? this.globals.has(name) : this.scopes.get(agent)?.tools.has(name) === true
     if (!taken) return
-    const where = agent === undefined ? 'as a global tool' : `in the scope of agent ${quote(String(agent.id))}`
+    const where = agent === undefined ? 'as a global tool' : `in the scope of agent ${quote(agentId(agent))}`
     throw new DuplicateToolError(
       name,
       `Tool ${quote(name)} is already registered ${where}. Dispose the other registration first` +

@@ -1,6 +1,7 @@
 import { snapshotJson, type ToolDefinition, type ToolSchema } from '@dsh/tools-core'
 import { describeThrown, describeValue, quote } from './describe-value.js'
 import { InvalidToolDefinitionError } from './invalid-tool-definition-error.js'
+import { FieldReadError, isRecord, readOwn } from './own-field.js'
 
 /**
  * The MCP tool annotations the registry understands. A raw MCP tool definition may carry them; `readOnlyHint`
@@ -50,11 +51,22 @@ function invalid(field: string, message: string, cause?: unknown): InvalidToolDe
   return new InvalidToolDefinitionError(field, message, cause === undefined ? undefined : { cause })
 }
 
-function read(definition: object, key: string): unknown {
+/** An own field of the definition (an inherited one is not declared), or InvalidToolDefinitionError naming it. */
+function read(definition: object, key: string, field = key): unknown {
   try {
-    return (definition as Record<string, unknown>)[key]
+    return readOwn(definition, key, field)
   } catch (error) {
-    throw invalid(key, `Reading the tool definition's "${key}" threw: ${describeThrown(error)}`, error)
+    const cause = error instanceof FieldReadError ? error.cause : error
+    throw invalid(field, `Reading the tool definition's "${field}" threw: ${describeThrown(cause)}`, cause)
+  }
+}
+
+/** {@link isRecord}; a revoked proxy (which cannot be read at all) is not an object to read fields from. */
+function isObjectField(value: unknown, field: string): value is object {
+  try {
+    return isRecord(value, field)
+  } catch {
+    return false
   }
 }
 
@@ -73,7 +85,12 @@ function checkName(name: unknown): string {
 }
 
 function checkParameters(name: string, parameters: unknown): ToolSchema['parameters'] {
-  const snapshot = snapshotJson(parameters)
+  let snapshot: ReturnType<typeof snapshotJson>
+  try {
+    snapshot = snapshotJson(parameters)
+  } catch (error) {
+    throw invalid('parameters', `The parameters of tool ${quote(name)} cannot be read: ${describeThrown(error)}`, error)
+  }
   if (!snapshot.ok) {
     const field = snapshot.error.path === '' ? 'parameters' : `parameters.${snapshot.error.path}`
     throw invalid(field, `The parameters of tool ${quote(name)} are not lossless JSON: ${snapshot.error.message}`)
@@ -82,11 +99,11 @@ function checkParameters(name: string, parameters: unknown): ToolSchema['paramet
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalid('parameters', `The parameters of tool ${quote(name)} must be a JSON Schema object, got ${describeValue(value)}`)
   }
-  if ((value as Record<string, unknown>).type !== 'object') {
+  const type = readOwn(value, 'type')
+  if (type !== 'object') {
     throw invalid(
       'parameters.type',
-      `The parameters of tool ${quote(name)} must be an object schema ({ type: 'object', … }), ` +
-        `got type ${describeValue((value as Record<string, unknown>).type)}`,
+      `The parameters of tool ${quote(name)} must be an object schema ({ type: 'object', … }), got type ${describeValue(type)}`,
     )
   }
   return value as ToolSchema['parameters']
@@ -119,21 +136,22 @@ function checkMode(definition: object, name: string): ToolExecutionMode {
   const annotations = read(definition, 'annotations')
   let readOnly: boolean | undefined
   if (annotations !== undefined) {
-    if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) {
+    if (!isObjectField(annotations, 'annotations')) {
       throw invalid('annotations', `The annotations of tool ${quote(name)} must be an object, got ${describeValue(annotations)}`)
     }
-    readOnly = optionalBoolean('annotations.readOnlyHint', name, read(annotations, 'readOnlyHint'))
+    readOnly = optionalBoolean('annotations.readOnlyHint', name, read(annotations, 'readOnlyHint', 'annotations.readOnlyHint'))
   }
   return (declared ?? readOnly) === true ? 'parallel' : 'serial'
 }
 
 /**
  * Checks a definition the way a model provider would check its schema later, and records what the pipeline
- * needs. The definition is read once, field by field, and never mutated; the model-facing parameters are a
+ * needs. The definition is read once, field by field (own properties only: a field inherited from a polluted
+ * `Object.prototype` is not declared), and never mutated; the model-facing parameters are a
  * detached deep-frozen snapshot. Throws {@link InvalidToolDefinitionError}.
  */
 export function createToolRecord(definition: unknown): ToolRecord {
-  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+  if (!isObjectField(definition, '')) {
     throw invalid('', `A tool definition must be an object, got ${describeValue(definition)}`)
   }
   const name = checkName(read(definition, 'name'))

@@ -10,7 +10,7 @@ import type {
 } from '@dsh/tools-core'
 import type { Context } from 'cordis'
 import { describe, expectTypeOf, it } from 'vitest'
-import type { ToolChange, ToolExecutionMode, ToolRegistry, ToolScope } from './index.js'
+import type { TOOL_REGISTRY_DEFAULTS, ToolChange, ToolExecutionMode, ToolRegistry, ToolRegistryConfig, ToolScope } from './index.js'
 
 declare const ctx: Context
 declare const agent: Agent
@@ -32,6 +32,12 @@ describe('ctx.tools', () => {
     expectTypeOf(ctx.tools.definitionOf).returns.toEqualTypeOf<ToolDefinition | undefined>()
     expectTypeOf(ctx.tools.scope(agent)).toEqualTypeOf<ToolScope>()
     expectTypeOf<ToolExecutionMode>().toEqualTypeOf<'parallel' | 'serial'>()
+  })
+
+  it('takes an optional configuration with the abort grace', () => {
+    expectTypeOf<ToolRegistryConfig>().toEqualTypeOf<{ readonly abortGraceMs?: number | undefined }>()
+    expectTypeOf<ConstructorParameters<typeof ToolRegistry>[1]>().toEqualTypeOf<ToolRegistryConfig | undefined>()
+    expectTypeOf<typeof TOOL_REGISTRY_DEFAULTS>().toEqualTypeOf<{ readonly abortGraceMs: number }>()
   })
 
   it('a scope runs calls without an agent field', () => {

@@ -10,8 +10,10 @@ import type {
 } from '@dsh/tools-core'
 import { Service, type Context, type EventOptions, type Events, type Hook, type Logger, type Tracker } from 'cordis'
 import { checkCordisHost } from './cordis-host.js'
-import { describeThrown, quote } from './describe-value.js'
+import { describeThrown, describeValue, quote } from './describe-value.js'
 import { HookTable, type ToolEventName } from './hook-table.js'
+import { InvalidToolPolicyError } from './invalid-tool-policy-error.js'
+import { FieldReadError, readOwn } from './own-field.js'
 import { PipelineExecution } from './execution.js'
 import { ExecutionPipeline } from './pipeline.js'
 import { ToolCatalog } from './tool-catalog.js'
@@ -26,6 +28,44 @@ import {
   type ToolCallTarget,
   type ToolScope,
 } from './tool-scope.js'
+
+/** The registry's configuration: `ctx.plugin(ToolRegistry, { abortGraceMs: 2_000 })`. */
+export interface ToolRegistryConfig {
+  /**
+   * How long, in milliseconds, the dispatch of a call (its `tools/execute` wrappers and its body) may still take
+   * after the caller's signal fired before the call is abandoned: it then resolves as `ABORTED`, with a text saying
+   * that the tool did not stop and may still be running. An integer from 0 to 2,147,483,647; default
+   * {@link TOOL_REGISTRY_DEFAULTS | 5,000}.
+   */
+  readonly abortGraceMs?: number | undefined
+}
+
+/** The defaults of {@link ToolRegistryConfig}. */
+export const TOOL_REGISTRY_DEFAULTS: { readonly abortGraceMs: number } = Object.freeze({ abortGraceMs: 5_000 })
+
+const maxDelayMs = 2_147_483_647
+
+/** Reads and checks the configuration (own fields only). Throws {@link InvalidToolPolicyError}. */
+function resolveConfig(config: unknown): { readonly abortGraceMs: number } {
+  if (config === undefined || config === null) return TOOL_REGISTRY_DEFAULTS
+  if (typeof config !== 'object') {
+    throw new InvalidToolPolicyError(`The ToolRegistry configuration must be an object { abortGraceMs? }, got ${describeValue(config)}`)
+  }
+  let abortGraceMs: unknown
+  try {
+    abortGraceMs = readOwn(config, 'abortGraceMs')
+  } catch (error) {
+    const cause = error instanceof FieldReadError ? error.cause : error
+    throw new InvalidToolPolicyError(`Reading the ToolRegistry configuration's abortGraceMs threw: ${describeThrown(cause)}`, { cause })
+  }
+  if (abortGraceMs === undefined) return TOOL_REGISTRY_DEFAULTS
+  if (typeof abortGraceMs !== 'number' || !Number.isInteger(abortGraceMs) || abortGraceMs < 0 || abortGraceMs > maxDelayMs) {
+    throw new InvalidToolPolicyError(
+      `The ToolRegistry configuration's abortGraceMs must be an integer from 0 to ${maxDelayMs} milliseconds, got ${describeValue(abortGraceMs)}`,
+    )
+  }
+  return Object.freeze({ abortGraceMs })
+}
 
 /**
  * The tool registry and execution pipeline, provided as the cordis service `ctx.tools`
@@ -72,8 +112,13 @@ export class ToolRegistry extends Service {
   private readonly internals: RegistryInternals
   private readonly hooks: HookTable
 
-  constructor(ctx: Context) {
+  /**
+   * @param ctx - the context the service is provided in
+   * @param config - see {@link ToolRegistryConfig}; throws `InvalidToolPolicyError` (`INVALID_CONFIG`) when invalid
+   */
+  constructor(ctx: Context, config?: ToolRegistryConfig) {
     checkCordisHost(ctx, '@dsh/tools-registry')
+    const { abortGraceMs } = resolveConfig(config)
     super(ctx, 'tools')
     // Methods read the caller's context from `this.ctx` (to make registrations effects of the caller's fiber), as
     // cordis's own core services do; the registry never resolves other services through the caller's context, so
@@ -83,19 +128,24 @@ export class ToolRegistry extends Service {
     tracker.noShadow = true
     delete tracker.associate
 
-    const hooks = new HookTable(ctx, 'tools')
     let logger: Logger | undefined
     const warn = (message: string, cause?: unknown): void => {
-      logger ??= ctx.logger('tools')
-      if (cause === undefined) logger.warn(message)
-      else logger.warn(`${message}: ${describeThrown(cause)}`)
+      try {
+        logger ??= ctx.logger('tools')
+        if (cause === undefined) logger.warn(message)
+        else logger.warn(`${message}: ${describeThrown(cause)}`)
+      } catch {
+        // A logger exporter that throws must not turn a warning into a failed call.
+      }
     }
-    const catalog = new ToolCatalog((change) => hooks.notify('tools/change', [change], warn))
+    const hooks = new HookTable(ctx, 'tools', warn)
+    const catalog = new ToolCatalog((change) => hooks.notify('tools/change', [change]))
     const pipeline = new ExecutionPipeline({
       catalog,
       hooks,
       approvalService: () => ctx.get('toolApproval') as ToolApprovalService | undefined,
       warn,
+      abortGraceMs,
     })
     this.internals = { catalog, pipeline }
     this.hooks = hooks
