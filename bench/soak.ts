@@ -1,7 +1,8 @@
-// The soak (not a unit test): 100,000 `execute` calls with random policies, aborts and timeouts, then 1,000 bash
-// commands with random kills. It reports heap before/after, listeners and timers left, processes left (by pid)
-// and temp files left, writes the "soak" section of results.md, and exits non-zero when anything is left over or
-// the heap keeps growing after warm-up.
+// The soak (not a unit test): 100,000 `execute` calls with random policies, aborts and timeouts, then 20,000 calls
+// through hostile listeners, wrappers, bodies and signals (soak-hostile.ts), then 1,000 bash commands with random
+// kills, processes escaping the group and hosts dying by a signal. It reports heap before/after, listeners and
+// timers left, processes left (by pid) and temp files left, writes the "soak" section of results.md, and exits
+// non-zero when anything is left over or the heap keeps growing after warm-up.
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,6 +14,7 @@ import { LocalBashExecutor } from '@dsh/tool-bash'
 import { ToolRegistry } from '@dsh/tools-registry'
 import { Context } from 'cordis'
 import { describeMachine, writeResultsSection } from './harness.js'
+import { soakHostile } from './soak-hostile.js'
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 100_000)
 const COMMANDS = Number(process.env.SOAK_COMMANDS ?? 1_000)
@@ -302,8 +304,9 @@ async function soakBash(): Promise<string[]> {
 }
 
 const executeLines = await soakExecute()
+const hostileLines = await soakHostile()
 const bashLines = await soakBash()
-const problems = [...executeLines, ...bashLines].filter((line) => line.startsWith('!'))
+const problems = [...executeLines, ...hostileLines, ...bashLines].filter((line) => line.startsWith('!'))
 writeResultsSection(
   'soak',
   [
@@ -313,10 +316,12 @@ writeResultsSection(
     '',
     ...executeLines.filter((line) => !line.startsWith('!')),
     '',
+    ...hostileLines.filter((line) => !line.startsWith('!')),
+    '',
     ...bashLines.filter((line) => !line.startsWith('!')),
   ].join('\n'),
 )
-console.log([...executeLines, '', ...bashLines].filter((line) => !line.startsWith('!')).join('\n'))
+console.log([...executeLines, '', ...hostileLines, '', ...bashLines].filter((line) => !line.startsWith('!')).join('\n'))
 if (problems.length > 0) {
   console.error(problems.join('\n'))
   process.exit(1)
