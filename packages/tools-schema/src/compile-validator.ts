@@ -10,7 +10,7 @@ import {
 import { describeValue, errorText, literal, literalList } from './describe-value.js'
 import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
 import type { ArrayNode, ObjectNode, OneOfNode, ScalarKind, ScalarNode, SchemaNode } from './schema-node.js'
-import type { Violation, ViolationKeyword } from './violation.js'
+import { firstOf, type Violation, type ViolationKeyword } from './violation.js'
 
 interface PendingViolation {
   /** The path, innermost segment first (segments are added as the walk unwinds). */
@@ -239,6 +239,9 @@ function compileScalar(node: ScalarNode): Check {
 // `Object.getPrototypeOf` (or a shared helper) is a call several times slower. A value whose `__proto__` reads
 // differently (an own `__proto__` key, a null prototype, another realm) takes the exact slow path.
 const ObjectPrototype: unknown = Object.prototype
+// Called as `hasOwnProperty.call(record, key)` inside for…in, which V8 answers from the enumeration cache (where
+// `Object.hasOwn` is a full call): the own-keys-only rule costs next to nothing on the fast paths.
+const { hasOwnProperty } = Object.prototype
 const ArrayPrototype: unknown = Array.prototype
 
 /** The shape of a value whose `__proto__` the fast paths read. */
@@ -329,15 +332,14 @@ function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, Fast
         let position = 0
         let seen = 0
         for (const key in record) {
+          // for…in also walks keys inherited from a polluted prototype: they are not part of the value.
+          if (!hasOwnProperty.call(record, key)) continue
           const item = record[key]
           let slot = position < count ? slots[position] : undefined
           position++
           if (slot === undefined || slot.name !== key) {
             slot = byName.get(key)
-            if (slot === undefined) {
-              if (Object.hasOwn(record, key)) return false
-              continue
-            }
+            if (slot === undefined) return false
             position = slot.index + 1
           }
           if (!(slot.leaf === CALL ? slot.fast(item) : leafMatches(slot.leaf, item, slot.wanted))) return false
@@ -356,15 +358,14 @@ function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, Fast
         let position = 0
         let seen = 0
         for (const key in record) {
+          // for…in also walks keys inherited from a polluted prototype: they are not part of the value.
+          if (!hasOwnProperty.call(record, key)) continue
           const item = record[key]
           let slot = position < count ? slots[position] : undefined
           position++
           if (slot === undefined || slot.name !== key) {
             slot = byName.get(key)
-            if (slot === undefined) {
-              if (Object.hasOwn(record, key)) return false
-              continue
-            }
+            if (slot === undefined) return false
             position = slot.index + 1
           }
           if (!leafMatches(slot.leaf, item, slot.wanted)) return false
@@ -382,13 +383,14 @@ function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, Fast
       let position = 0
       let seen = 0
       for (const key in record) {
+        if (!hasOwnProperty.call(record, key)) continue
         const item = record[key]
         let slot = position < count ? slots[position] : undefined
         position++
         if (slot === undefined || slot.name !== key) {
           slot = byName.get(key)
           if (slot === undefined) {
-            if (Object.hasOwn(record, key) && !isJson(item)) return false
+            if (!isJson(item)) return false
             continue
           }
           position = slot.index + 1
@@ -476,9 +478,7 @@ function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnO
       : names.slice(0, maxListedNames).join(', ') + (count > maxListedNames ? `, … (${count} in all)` : '')
 
   /** A key the schema does not declare: allowed JSON in an open object, a violation in a closed one. */
-  function extra(record: Record<string, unknown>, key: string, item: unknown, sink: Sink): boolean {
-    // for…in also walks inherited enumerable keys (a polluted Object.prototype); they are not part of the value.
-    if (!Object.hasOwn(record, key)) return true
+  function extra(key: string, item: unknown, sink: Sink): boolean {
     if (!open) {
       sink.add('additionalProperties', `is not an allowed property (allowed: ${allowed})`, [key], pathPiece(key))
       return false
@@ -512,13 +512,14 @@ function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnO
       // Keys usually arrive in the schema's order: compare with the expected name first, look up otherwise. Each key
       // comes once, so counting the required ones seen tells whether one is missing.
       for (const key in record) {
+        if (!hasOwnProperty.call(record, key)) continue
         const item = record[key]
         let slot = position < count ? (slots[position] as Slot) : undefined
         position++
         if (slot === undefined || slot.name !== key) {
           slot = byName.get(key)
           if (slot === undefined) {
-            if (extra(record, key, item, sink)) continue
+            if (extra(key, item, sink)) continue
             ok = false
             if (sink.stopped) return false
             continue
@@ -585,7 +586,6 @@ const branchProbeLimit = 64
 
 interface Discriminator {
   readonly name: string
-  readonly ownOnly: boolean
   /** Literal → the only branch that literal can select. */
   readonly branches: ReadonlyMap<unknown, number>
   readonly literals: string
@@ -610,7 +610,7 @@ function discriminatorOf(nodes: readonly SchemaNode[]): Discriminator | undefine
         branches.set(literal, index)
       }
     }
-    return { name, ownOnly: name in Object.prototype, branches, literals: literalList([...branches.keys()] as JsonPrimitive[]) }
+    return { name, branches, literals: literalList([...branches.keys()] as JsonPrimitive[]) }
   }
   return undefined
 }
@@ -632,7 +632,7 @@ function compileOneOf(node: OneOfNode): Check {
     const shape = `shape ${index + 1} (${shapes[index] as string})`
     if (room <= 0) {
       // No room for the branch's problems: name the first one in the summary itself.
-      const first = details.violations()[0]
+      const first = firstOf(details.violations())
       const inline = first === undefined ? '' : `: ${first.path === '' ? '' : `${first.path}: `}${first.message}`
       sink.add('oneOf', `matches none of the ${total} allowed shapes; the closest is ${shape}${inline}`)
       return false
@@ -649,7 +649,8 @@ function compileOneOf(node: OneOfNode): Check {
     try {
       const record = value as Record<string, unknown>
       const { name } = discriminator
-      return discriminator.ownOnly && !Object.hasOwn(record, name) ? undefined : record[name]
+      // Own properties only: a tag inherited from a polluted prototype must not select a branch.
+      return hasOwnProperty.call(record, name) ? record[name] : undefined
     } catch {
       return undefined // the branches report the throw
     }

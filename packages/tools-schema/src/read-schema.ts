@@ -5,7 +5,7 @@ import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
 import type { NodeAnnotations, ObjectNode, PropertyNode, ScalarKind, SchemaNode } from './schema-node.js'
 import { unsupportedKeyword } from './unsupported-keywords.js'
-import { formatViolation } from './violation.js'
+import { firstOf, formatViolation } from './violation.js'
 
 /** How deeply schema nodes may nest (objects, arrays and `oneOf`s inside each other). */
 export const MAX_SCHEMA_DEPTH = 64
@@ -348,7 +348,7 @@ function createReader(dialect: Dialect): SchemaReader {
     for (const [where, value] of candidates) {
       const sink = new Sink(1, 1)
       if (check(value, sink)) continue
-      const first = sink.violations()[0]
+      const first = firstOf(sink.violations())
       report(`does not match its own schema${first === undefined ? '' : `: ${formatViolation(first)}`}`, ...where)
     }
   }

@@ -1,6 +1,6 @@
 import { changedWhileReading, Sink, type Check } from './compile-validator.js'
 import { errorText } from './describe-value.js'
-import type { Violation } from './violation.js'
+import { firstOf, type Violation } from './violation.js'
 
 /** How many violations `validate` lists by default; the rest are counted in `omitted`. */
 export const DEFAULT_MAX_VIOLATIONS = 20
@@ -78,7 +78,7 @@ class CompiledValidator<T> implements Validator<T> {
   firstViolation(value: unknown): Violation | undefined {
     const sink = new Sink(1, 1)
     run(this.check, value, sink)
-    return sink.violations()[0]
+    return firstOf(sink.violations())
   }
 }
 
