@@ -696,18 +696,32 @@ function compileOneOf(node: OneOfNode): Check {
   }
 }
 
-/** Compiles a checked schema node into a {@link Check}. Recursion is bounded by the schema's depth. */
+/** Checks already compiled, per node: a node used at several places (a shared sub-schema) is compiled once. */
+const compiled = new WeakMap<SchemaNode, Check>()
+
+/**
+ * Compiles a checked schema node into a {@link Check}, once per node (a DAG of shared sub-schemas compiles in
+ * time linear in its number of distinct nodes). Recursion is bounded by the schema's depth.
+ */
 export function compileNode(node: SchemaNode): Check {
+  let check = compiled.get(node)
+  if (check !== undefined) return check
   switch (node.kind) {
     case 'json':
-      return checkJson
+      check = checkJson
+      break
     case 'object':
-      return compileObject(node)
+      check = compileObject(node)
+      break
     case 'array':
-      return compileArray(node)
+      check = compileArray(node)
+      break
     case 'oneOf':
-      return compileOneOf(node)
+      check = compileOneOf(node)
+      break
     default:
-      return compileScalar(node)
+      check = compileScalar(node)
   }
+  compiled.set(node, check)
+  return check
 }
