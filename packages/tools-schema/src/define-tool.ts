@@ -14,11 +14,11 @@ import { compileArguments, compileNode, nonJsonMessage } from './compile-validat
 import { describeValue, errorText } from './describe-value.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import { JsonSchemaError } from './json-schema-error.js'
+import { readOwnArray, readOwnObject } from './read-own.js'
 import { readParameterSpec, readValueSpec } from './read-schema.js'
 import type { ObjectNode, SchemaNode } from './schema-node.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
-import { readOwnArray, readOwnObject } from './read-own.js'
 import { nodeToJsonSchema, type ParametersJsonSchema } from './schema-spec-to-json-schema.js'
 import { ToolArgsError } from './tool-args-error.js'
 import { ToolDefinitionError } from './tool-definition-error.js'
@@ -247,7 +247,6 @@ export function defineTool(spec: ToolSpec<ParameterSchemaSpec, ValueSchemaSpec |
   const fields = own.entries
   const problems: SchemaProblem[] = []
   const schemaProblems: SchemaProblem[] = []
-  if (own.symbols) problems.push(schemaProblem([], 'symbol keys are not supported'))
   checkFields(fields, problems)
   const parameters = readParameterSpec(fields.get('parameters'))
   for (const problem of parameters.problems) schemaProblems.push(schemaProblem(['parameters', ...problem.segments], problem.message))
