@@ -249,6 +249,16 @@ interface Proto {
   readonly __proto__?: unknown
 }
 
+/**
+ * The prototype a plain array's holes read through. An element is read only as an own property: where the
+ * prototype chain holds the index (a polluted `Array.prototype` or `Object.prototype`) and the array does not, the
+ * element is the hole it is (`undefined`). Checking `index in proto` first keeps the own-property check off the
+ * path of every element of an unpolluted array.
+ */
+function prototypeOfArray(array: unknown[]): object {
+  return (array as Proto).__proto__ === ArrayPrototype ? Array.prototype : (Object.getPrototypeOf(array) as object)
+}
+
 function compileArray(node: ArrayNode): Check {
   const items = node.items
   const item = items === undefined ? checkJson : compileNode(items)
@@ -259,8 +269,9 @@ function compileArray(node: ArrayNode): Check {
       if (!Array.isArray(value) || ((value as Proto).__proto__ !== ArrayPrototype && !isPlainArrayPrototype(Object.getPrototypeOf(value)))) return false
       const array = value as unknown[]
       const length = array.length
+      const proto = prototypeOfArray(array)
       for (let index = 0; index < length; index++) {
-        const element = array[index]
+        const element = index in proto && !hasOwnProperty.call(array, index) ? undefined : array[index]
         if (!(leaf === STRING ? typeof element === 'string' : leaf === CALL ? itemFast(element) : leafMatches(leaf, element))) return false
       }
       return true
@@ -275,9 +286,10 @@ function compileArray(node: ArrayNode): Check {
       }
       const array = value as unknown[]
       const length = array.length
+      const proto = prototypeOfArray(array)
       let ok = true
       for (let index = 0; index < length; index++) {
-        const element = array[index]
+        const element = index in proto && !hasOwnProperty.call(array, index) ? undefined : array[index]
         if (leafMatches(leaf, element)) continue
         const mark = sink.list.length
         if (item(element, sink)) continue

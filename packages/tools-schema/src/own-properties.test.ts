@@ -143,4 +143,22 @@ describe('validators see own properties only, whatever polluted Object.prototype
     // `required`, `items`, `additionalProperties` on the prototype are not keywords of a spec read under pollution.
     expect(polluted(() => parameterNode({ list: { type: 'array' } }))).toEqual(parameterNode({ list: { type: 'array' } }))
   })
+
+  test('a hole in an array reads as a hole, whatever a polluted prototype holds at its index', () => {
+    const strings = compileValueSchema({ type: 'array', items: { type: 'string' } })
+    const anything = compileValueSchema({ type: 'array' })
+    const sparse = ['a', , 'c'] // oxlint-disable-line no-sparse-arrays
+    const clean = [strings.validate(sparse), anything.validate(sparse), strings.is(sparse)]
+    const arrays = Array.prototype as unknown as Record<number, unknown>
+    arrays[1] = 'from Array.prototype'
+    let dirty: unknown[]
+    try {
+      dirty = polluted(() => [strings.validate(sparse), anything.validate(sparse), strings.is(sparse)])
+    } finally {
+      delete arrays[1]
+    }
+    expect(dirty).toEqual(clean)
+    expect(clean[2]).toBe(false)
+    expect(polluted(() => strings.validate(sparse))).toEqual(clean[0])
+  })
 })
