@@ -360,7 +360,9 @@ function buildTool(
           presentResult(args: unknown, result: ToolResult): ToolResultView | undefined {
             if (!argsValidator.is(args)) return undefined
             let shown = result
-            if (outputValidator !== undefined && result.meta !== undefined && !outputValidator.is(result.meta)) {
+            // The result's own meta only: one inherited from a polluted prototype is not the tool's value.
+            const meta = Object.prototype.hasOwnProperty.call(result, 'meta') ? result.meta : undefined
+            if (outputValidator !== undefined && (meta === undefined ? 'meta' in result : !outputValidator.is(meta))) {
               shown = { content: result.content, isError: result.isError }
             }
             return presentResult.call(spec, args, shown) as ToolResultView | undefined

@@ -161,4 +161,30 @@ describe('validators see own properties only, whatever polluted Object.prototype
     expect(clean[2]).toBe(false)
     expect(polluted(() => strings.validate(sparse))).toEqual(clean[0])
   })
+
+  test('presentResult is not handed a meta inherited from a polluted prototype as the tool value', () => {
+    let seen: unknown
+    const tool = defineTool({
+      name: 'count',
+      description: 'Counts.',
+      parameters: {},
+      output: { schema: { type: 'integer' }, render: (_args, value) => String(value) },
+      execute: () => 1,
+      presentResult: (_args, result) => {
+        seen = result
+        return undefined
+      },
+    })
+    const result = { content: [], isError: false }
+    polluted(() => {
+      prototype['meta'] = 7
+      try {
+        tool.presentResult?.({}, result)
+      } finally {
+        delete prototype['meta']
+      }
+    })
+    expect(Object.hasOwn(seen as object, 'meta')).toBe(false)
+    expect(seen).not.toBe(result)
+  })
 })
