@@ -19,9 +19,12 @@ export type { JsonArray, JsonObject, JsonPrimitive, JsonValue, ReadonlyJsonValue
 export { describeJsonPath, formatJsonPath, type JsonPathSegment } from './json-path.js'
 export {
   isJsonValue,
+  MAX_JSON_DEPTH,
+  MAX_JSON_SIZE,
   snapshotJson,
   toJsonValue,
   type JsonSnapshotFailure,
+  type JsonSnapshotOptions,
   type JsonSnapshotResult,
   type NonJsonReason,
 } from './json-snapshot.js'

@@ -1,6 +1,7 @@
 import { compileArguments, compileNode, type Check } from './compile-validator.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import { JsonSchemaError } from './json-schema-error.js'
+import { readOption } from './read-own.js'
 import { readParameterSpec, readValueSpec, type ReadResult } from './read-schema.js'
 import type { ObjectNode, SchemaNode } from './schema-node.js'
 import type { SchemaProblem } from './schema-problem.js'
@@ -75,7 +76,7 @@ export function compileParameters<const Spec extends ParameterSchemaSpec>(
   spec: Spec,
   options?: CompileOptions,
 ): Validator<InferArgs<Spec>> {
-  return compile(spec, parameters, options?.cache !== false).validator as Validator<InferArgs<Spec>>
+  return compile(spec, parameters, readOption(options, 'cache') !== false).validator as Validator<InferArgs<Spec>>
 }
 
 /**
@@ -88,7 +89,7 @@ export function compileValueSchema<const Spec extends ValueSchemaSpec>(
   spec: Spec,
   options?: CompileOptions,
 ): Validator<InferValue<Spec>> {
-  return compile(spec, values, options?.cache !== false).validator as Validator<InferValue<Spec>>
+  return compile(spec, values, readOption(options, 'cache') !== false).validator as Validator<InferValue<Spec>>
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 import { describeValue, errorText, literal, literalList } from './describe-value.js'
 import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
 import type { ArrayNode, ObjectNode, OneOfNode, ScalarKind, ScalarNode, SchemaNode } from './schema-node.js'
-import type { Violation, ViolationKeyword } from './violation.js'
+import { firstOf, type Violation, type ViolationKeyword } from './violation.js'
 
 interface PendingViolation {
   /** The path, innermost segment first (segments are added as the walk unwinds). */
@@ -239,11 +239,24 @@ function compileScalar(node: ScalarNode): Check {
 // `Object.getPrototypeOf` (or a shared helper) is a call several times slower. A value whose `__proto__` reads
 // differently (an own `__proto__` key, a null prototype, another realm) takes the exact slow path.
 const ObjectPrototype: unknown = Object.prototype
+// Called as `hasOwnProperty.call(record, key)` inside for…in, which V8 answers from the enumeration cache (where
+// `Object.hasOwn` is a full call): the own-keys-only rule costs next to nothing on the fast paths.
+const { hasOwnProperty } = Object.prototype
 const ArrayPrototype: unknown = Array.prototype
 
 /** The shape of a value whose `__proto__` the fast paths read. */
 interface Proto {
   readonly __proto__?: unknown
+}
+
+/**
+ * The prototype a plain array's holes read through. An element is read only as an own property: where the
+ * prototype chain holds the index (a polluted `Array.prototype` or `Object.prototype`) and the array does not, the
+ * element is the hole it is (`undefined`). Checking `index in proto` first keeps the own-property check off the
+ * path of every element of an unpolluted array.
+ */
+function prototypeOfArray(array: unknown[]): object {
+  return (array as Proto).__proto__ === ArrayPrototype ? Array.prototype : (Object.getPrototypeOf(array) as object)
 }
 
 function compileArray(node: ArrayNode): Check {
@@ -256,8 +269,9 @@ function compileArray(node: ArrayNode): Check {
       if (!Array.isArray(value) || ((value as Proto).__proto__ !== ArrayPrototype && !isPlainArrayPrototype(Object.getPrototypeOf(value)))) return false
       const array = value as unknown[]
       const length = array.length
+      const proto = prototypeOfArray(array)
       for (let index = 0; index < length; index++) {
-        const element = array[index]
+        const element = index in proto && !hasOwnProperty.call(array, index) ? undefined : array[index]
         if (!(leaf === STRING ? typeof element === 'string' : leaf === CALL ? itemFast(element) : leafMatches(leaf, element))) return false
       }
       return true
@@ -272,9 +286,10 @@ function compileArray(node: ArrayNode): Check {
       }
       const array = value as unknown[]
       const length = array.length
+      const proto = prototypeOfArray(array)
       let ok = true
       for (let index = 0; index < length; index++) {
-        const element = array[index]
+        const element = index in proto && !hasOwnProperty.call(array, index) ? undefined : array[index]
         if (leafMatches(leaf, element)) continue
         const mark = sink.list.length
         if (item(element, sink)) continue
@@ -329,15 +344,14 @@ function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, Fast
         let position = 0
         let seen = 0
         for (const key in record) {
+          // for…in also walks keys inherited from a polluted prototype: they are not part of the value.
+          if (!hasOwnProperty.call(record, key)) continue
           const item = record[key]
           let slot = position < count ? slots[position] : undefined
           position++
           if (slot === undefined || slot.name !== key) {
             slot = byName.get(key)
-            if (slot === undefined) {
-              if (Object.hasOwn(record, key)) return false
-              continue
-            }
+            if (slot === undefined) return false
             position = slot.index + 1
           }
           if (!(slot.leaf === CALL ? slot.fast(item) : leafMatches(slot.leaf, item, slot.wanted))) return false
@@ -356,15 +370,14 @@ function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, Fast
         let position = 0
         let seen = 0
         for (const key in record) {
+          // for…in also walks keys inherited from a polluted prototype: they are not part of the value.
+          if (!hasOwnProperty.call(record, key)) continue
           const item = record[key]
           let slot = position < count ? slots[position] : undefined
           position++
           if (slot === undefined || slot.name !== key) {
             slot = byName.get(key)
-            if (slot === undefined) {
-              if (Object.hasOwn(record, key)) return false
-              continue
-            }
+            if (slot === undefined) return false
             position = slot.index + 1
           }
           if (!leafMatches(slot.leaf, item, slot.wanted)) return false
@@ -382,13 +395,14 @@ function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, Fast
       let position = 0
       let seen = 0
       for (const key in record) {
+        if (!hasOwnProperty.call(record, key)) continue
         const item = record[key]
         let slot = position < count ? slots[position] : undefined
         position++
         if (slot === undefined || slot.name !== key) {
           slot = byName.get(key)
           if (slot === undefined) {
-            if (Object.hasOwn(record, key) && !isJson(item)) return false
+            if (!isJson(item)) return false
             continue
           }
           position = slot.index + 1
@@ -476,9 +490,7 @@ function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnO
       : names.slice(0, maxListedNames).join(', ') + (count > maxListedNames ? `, … (${count} in all)` : '')
 
   /** A key the schema does not declare: allowed JSON in an open object, a violation in a closed one. */
-  function extra(record: Record<string, unknown>, key: string, item: unknown, sink: Sink): boolean {
-    // for…in also walks inherited enumerable keys (a polluted Object.prototype); they are not part of the value.
-    if (!Object.hasOwn(record, key)) return true
+  function extra(key: string, item: unknown, sink: Sink): boolean {
     if (!open) {
       sink.add('additionalProperties', `is not an allowed property (allowed: ${allowed})`, [key], pathPiece(key))
       return false
@@ -512,13 +524,14 @@ function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnO
       // Keys usually arrive in the schema's order: compare with the expected name first, look up otherwise. Each key
       // comes once, so counting the required ones seen tells whether one is missing.
       for (const key in record) {
+        if (!hasOwnProperty.call(record, key)) continue
         const item = record[key]
         let slot = position < count ? (slots[position] as Slot) : undefined
         position++
         if (slot === undefined || slot.name !== key) {
           slot = byName.get(key)
           if (slot === undefined) {
-            if (extra(record, key, item, sink)) continue
+            if (extra(key, item, sink)) continue
             ok = false
             if (sink.stopped) return false
             continue
@@ -585,7 +598,6 @@ const branchProbeLimit = 64
 
 interface Discriminator {
   readonly name: string
-  readonly ownOnly: boolean
   /** Literal → the only branch that literal can select. */
   readonly branches: ReadonlyMap<unknown, number>
   readonly literals: string
@@ -610,7 +622,7 @@ function discriminatorOf(nodes: readonly SchemaNode[]): Discriminator | undefine
         branches.set(literal, index)
       }
     }
-    return { name, ownOnly: name in Object.prototype, branches, literals: literalList([...branches.keys()] as JsonPrimitive[]) }
+    return { name, branches, literals: literalList([...branches.keys()] as JsonPrimitive[]) }
   }
   return undefined
 }
@@ -632,7 +644,7 @@ function compileOneOf(node: OneOfNode): Check {
     const shape = `shape ${index + 1} (${shapes[index] as string})`
     if (room <= 0) {
       // No room for the branch's problems: name the first one in the summary itself.
-      const first = details.violations()[0]
+      const first = firstOf(details.violations())
       const inline = first === undefined ? '' : `: ${first.path === '' ? '' : `${first.path}: `}${first.message}`
       sink.add('oneOf', `matches none of the ${total} allowed shapes; the closest is ${shape}${inline}`)
       return false
@@ -649,7 +661,8 @@ function compileOneOf(node: OneOfNode): Check {
     try {
       const record = value as Record<string, unknown>
       const { name } = discriminator
-      return discriminator.ownOnly && !Object.hasOwn(record, name) ? undefined : record[name]
+      // Own properties only: a tag inherited from a polluted prototype must not select a branch.
+      return hasOwnProperty.call(record, name) ? record[name] : undefined
     } catch {
       return undefined // the branches report the throw
     }
@@ -695,18 +708,32 @@ function compileOneOf(node: OneOfNode): Check {
   }
 }
 
-/** Compiles a checked schema node into a {@link Check}. Recursion is bounded by the schema's depth. */
+/** Checks already compiled, per node: a node used at several places (a shared sub-schema) is compiled once. */
+const compiled = new WeakMap<SchemaNode, Check>()
+
+/**
+ * Compiles a checked schema node into a {@link Check}, once per node (a DAG of shared sub-schemas compiles in
+ * time linear in its number of distinct nodes). Recursion is bounded by the schema's depth.
+ */
 export function compileNode(node: SchemaNode): Check {
+  let check = compiled.get(node)
+  if (check !== undefined) return check
   switch (node.kind) {
     case 'json':
-      return checkJson
+      check = checkJson
+      break
     case 'object':
-      return compileObject(node)
+      check = compileObject(node)
+      break
     case 'array':
-      return compileArray(node)
+      check = compileArray(node)
+      break
     case 'oneOf':
-      return compileOneOf(node)
+      check = compileOneOf(node)
+      break
     default:
-      return compileScalar(node)
+      check = compileScalar(node)
   }
+  compiled.set(node, check)
+  return check
 }

@@ -11,9 +11,10 @@ import {
   type ToolResultView,
 } from '@dsh/tools-core'
 import { compileArguments, compileNode, nonJsonMessage } from './compile-validator.js'
-import { describeValue } from './describe-value.js'
+import { describeValue, errorText } from './describe-value.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import { JsonSchemaError } from './json-schema-error.js'
+import { readOwnArray, readOwnObject } from './read-own.js'
 import { readParameterSpec, readValueSpec } from './read-schema.js'
 import type { ObjectNode, SchemaNode } from './schema-node.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
@@ -125,42 +126,58 @@ const contentTypes: ReadonlySet<unknown> = new Set(['text', 'image', 'audio', 'r
 
 type AnyFunction = (this: unknown, ...args: unknown[]) => unknown
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+/** A definition's fields, each read once (own properties only; see `readOwnObject`). */
+type Fields = ReadonlyMap<string, unknown>
 
 function rootViolation(message: string): Violation {
   return { path: '', segments: [], keyword: 'type', message }
 }
 
-/** Content blocks from a body or `render` return, or why it is not content. */
+/** Content blocks from a body or `render` return, or why it is not content. Never throws. */
 function contentOf(value: unknown, forms = ' or a string'): ContentBlock[] | Violation {
   if (typeof value === 'string') return [{ type: 'text', text: value }]
-  if (!Array.isArray(value)) return rootViolation(`expected content blocks${forms}, got ${describeValue(value)}`)
-  for (let index = 0; index < value.length; index++) {
-    const block: unknown = value[index]
-    if (!isObject(block) || !contentTypes.has(block['type'])) {
-      const message = `expected a content block, got ${describeValue(block)}`
+  const list = readOwnArray(value)
+  if (list.items === undefined) {
+    return rootViolation(list.got === undefined ? `reading the content threw: ${list.threw}` : `expected content blocks${forms}, got ${list.got}`)
+  }
+  for (let index = 0; index < list.items.length; index++) {
+    const block = readOwnObject(list.items[index])
+    if (block.entries === undefined || !contentTypes.has(block.entries.get('type'))) {
+      const message = block.threw === undefined ? `expected a content block, got ${describeValue(list.items[index])}` : `reading the content block threw: ${block.threw}`
       return { path: `[${index}]`, segments: [index], keyword: 'type', message }
     }
   }
   return value as ContentBlock[]
 }
 
+/**
+ * The own `content` and `meta` of a body's `{ content, meta }` return, or `undefined` for any other return (an
+ * array, a string, a value that cannot be read, which `contentOf` then reports). A `meta` inherited from a
+ * polluted prototype is not the body's.
+ */
+function contentParts(value: unknown): { readonly content: unknown; readonly meta: unknown } | undefined {
+  const own = readOwnObject(value)
+  return own.entries === undefined ? undefined : { content: own.entries.get('content'), meta: own.entries.get('meta') }
+}
+
 /** Checks one definition field, recording a problem when it is wrong. */
-function checkFields(spec: Record<string, unknown>, problems: SchemaProblem[]): void {
+function checkFields(spec: Fields, problems: SchemaProblem[]): void {
   const report = (segments: JsonPathSegment[], message: string) => problems.push(schemaProblem(segments, message))
-  for (const key of Object.keys(spec)) {
+  for (const key of spec.keys()) {
     if (!specKeys.has(key)) report([key], `unknown field ${JSON.stringify(key)} (allowed: ${[...specKeys].join(', ')})`)
   }
-  const { name, description, timeoutMs, concurrencySafe } = spec
+  const name = spec.get('name')
+  const description = spec.get('description')
+  const timeoutMs = spec.get('timeoutMs')
+  const concurrencySafe = spec.get('concurrencySafe')
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     report(['name'], `must match ${String(TOOL_NAME_PATTERN)}, got ${describeValue(name)}`)
   }
   if (typeof description !== 'string' || description.trim() === '') {
     report(['description'], `must be a non-empty string, got ${describeValue(description)}`)
   }
-  if (typeof spec['execute'] !== 'function') report(['execute'], `must be a function, got ${describeValue(spec['execute'])}`)
+  const execute = spec.get('execute')
+  if (typeof execute !== 'function') report(['execute'], `must be a function, got ${describeValue(execute)}`)
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && (timeoutMs as number) > 0 && (timeoutMs as number) <= MAX_TIMEOUT_MS)) {
     report(['timeoutMs'], `must be a positive integer of milliseconds ≤ ${MAX_TIMEOUT_MS}, got ${describeValue(timeoutMs)}`)
   }
@@ -168,28 +185,31 @@ function checkFields(spec: Record<string, unknown>, problems: SchemaProblem[]): 
     report(['concurrencySafe'], `must be a boolean, got ${describeValue(concurrencySafe)}`)
   }
   for (const key of ['presentCall', 'presentResult'] as const) {
-    if (spec[key] !== undefined && typeof spec[key] !== 'function') report([key], `must be a function, got ${describeValue(spec[key])}`)
+    const value = spec.get(key)
+    if (value !== undefined && typeof value !== 'function') report([key], `must be a function, got ${describeValue(value)}`)
   }
 }
 
 interface OutputParts {
   readonly node: SchemaNode
   readonly render: AnyFunction
-  readonly holder: Record<string, unknown>
+  readonly holder: unknown
 }
 
 function checkOutput(output: unknown, problems: SchemaProblem[], schemaProblems: SchemaProblem[]): OutputParts | undefined {
   if (output === undefined) return undefined
-  if (!isObject(output)) {
-    problems.push(schemaProblem(['output'], `must be { schema, render }, got ${describeValue(output)}`))
+  const own = readOwnObject(output)
+  if (own.entries === undefined) {
+    const message = own.got === undefined ? `reading it threw: ${own.threw}` : `must be { schema, render }, got ${own.got}`
+    problems.push(schemaProblem(['output'], message))
     return undefined
   }
-  for (const key of Object.keys(output)) {
+  for (const key of own.entries.keys()) {
     if (key !== 'schema' && key !== 'render') problems.push(schemaProblem(['output', key], `unknown field ${JSON.stringify(key)} (allowed: schema, render)`))
   }
-  const render = output['render']
+  const render = own.entries.get('render')
   if (typeof render !== 'function') problems.push(schemaProblem(['output', 'render'], `must be a function, got ${describeValue(render)}`))
-  const read = readValueSpec(output['schema'])
+  const read = readValueSpec(own.entries.get('schema'))
   for (const problem of read.problems) schemaProblems.push(schemaProblem(['output', 'schema', ...problem.segments], problem.message))
   if (read.node === undefined || typeof render !== 'function') return undefined
   return { node: read.node, render: render as AnyFunction, holder: output }
@@ -219,36 +239,62 @@ export function defineTool<
   const Output extends ValueSchemaSpec | undefined = undefined,
 >(spec: ToolSpec<Spec, Output>): DefinedTool<InferArgs<Spec>, ToolInvokeResult<Output>>
 export function defineTool(spec: ToolSpec<ParameterSchemaSpec, ValueSchemaSpec | undefined>): DefinedTool<unknown, unknown> {
-  if (!isObject(spec)) throw new ToolDefinitionError(undefined, [schemaProblem([], `expected a tool spec object, got ${describeValue(spec)}`)])
-  const fields = spec as unknown as Record<string, unknown>
+  const own = readOwnObject(spec)
+  if (own.entries === undefined) {
+    const message = own.got === undefined ? `reading the tool spec threw: ${own.threw}` : `expected a tool spec object, got ${own.got}`
+    throw new ToolDefinitionError(undefined, [schemaProblem([], message)])
+  }
+  const fields = own.entries
   const problems: SchemaProblem[] = []
   const schemaProblems: SchemaProblem[] = []
   checkFields(fields, problems)
-  const parameters = readParameterSpec(fields['parameters'])
+  const parameters = readParameterSpec(fields.get('parameters'))
   for (const problem of parameters.problems) schemaProblems.push(schemaProblem(['parameters', ...problem.segments], problem.message))
-  const output = checkOutput(fields['output'], problems, schemaProblems)
-  const name = typeof fields['name'] === 'string' ? fields['name'] : undefined
-  if (problems.length > 0) throw new ToolDefinitionError(name, [...problems, ...schemaProblems])
+  const output = checkOutput(fields.get('output'), problems, schemaProblems)
+  const name = fields.get('name')
+  if (problems.length > 0) throw new ToolDefinitionError(typeof name === 'string' ? name : undefined, [...problems, ...schemaProblems])
   if (schemaProblems.length > 0 || parameters.node === undefined) throw new JsonSchemaError(schemaProblems)
-  return buildTool(fields, name as string, parameters.node, output)
+  return buildTool(spec, fields, name as string, parameters.node, output)
 }
 
 function buildTool(
-  spec: Record<string, unknown>,
+  spec: unknown,
+  fields: Fields,
   name: string,
   parameterNode: ObjectNode,
   output: OutputParts | undefined,
 ): DefinedTool<unknown, unknown> {
   const argsValidator = createValidator<unknown>(compileArguments(parameterNode))
   const outputValidator: Validator<unknown> | undefined = output && createValidator(compileNode(output.node))
-  const body = spec['execute'] as AnyFunction
-  const presentCall = spec['presentCall'] as AnyFunction | undefined
-  const presentResult = spec['presentResult'] as AnyFunction | undefined
+  const body = fields.get('execute') as AnyFunction
+  const presentCall = fields.get('presentCall') as AnyFunction | undefined
+  const presentResult = fields.get('presentResult') as AnyFunction | undefined
+  const timeoutMs = fields.get('timeoutMs')
+  const concurrencySafe = fields.get('concurrencySafe')
 
   function checkArgs(args: unknown): void {
     if (argsValidator.is(args)) return
     const result = argsValidator.validate(args)
     if (!result.ok) throw new ToolArgsError({ toolName: name, violations: result.violations, omitted: result.omitted })
+  }
+
+  /**
+   * Runs the body and waits for its value. What `await` would do, except that a returned value's `then` is read
+   * once and a throw while reading it (a revoked proxy) is the body's bad output, not a raw `TypeError`.
+   */
+  async function run(args: unknown, exec: ToolExecution): Promise<unknown> {
+    const returned = body.call(spec, args, exec)
+    if ((typeof returned !== 'object' || returned === null) && typeof returned !== 'function') return returned
+    let then: unknown
+    try {
+      then = (returned as { then?: unknown }).then
+    } catch (error) {
+      throw invalidOutput([{ path: '', segments: [], keyword: 'unreadable', message: `reading the returned value threw: ${errorText(error)}` }])
+    }
+    if (typeof then !== 'function') return returned
+    return new Promise((resolve, reject) => {
+      ;(then as (onFulfilled: (value: unknown) => void, onRejected: (reason: unknown) => void) => unknown).call(returned, resolve, reject)
+    })
   }
 
   function invalidOutput(violations: readonly Violation[], omitted = 0): ToolOutputError {
@@ -257,7 +303,7 @@ function buildTool(
 
   async function invokeValue(args: unknown, exec: ToolExecution): Promise<unknown> {
     checkArgs(args)
-    const value = await body.call(spec, args, exec)
+    const value = await run(args, exec)
     const snapshot = snapshotJson(value)
     if (!snapshot.ok) {
       const { path, segments } = snapshot.error
@@ -270,13 +316,14 @@ function buildTool(
 
   async function invokeContent(args: unknown, exec: ToolExecution): Promise<ToolExecuteObjectReturn> {
     checkArgs(args)
-    const returned = await body.call(spec, args, exec)
-    if (isObject(returned) && !Array.isArray(returned)) {
-      const content = contentOf(returned['content'])
+    const returned = await run(args, exec)
+    const parts = contentParts(returned)
+    if (parts !== undefined) {
+      const content = contentOf(parts.content)
       if (!Array.isArray(content)) {
         throw invalidOutput([{ ...content, path: `content${content.path}`, segments: ['content', ...content.segments] }])
       }
-      return 'meta' in returned && returned['meta'] !== undefined ? { content, meta: returned['meta'] } : { content }
+      return parts.meta !== undefined ? { content, meta: parts.meta } : { content }
     }
     const content = contentOf(returned, ', a string or { content, meta }')
     if (!Array.isArray(content)) throw invalidOutput([content])
@@ -285,10 +332,10 @@ function buildTool(
 
   const definition: DefinedTool<unknown, unknown> = {
     name,
-    description: spec['description'] as string,
+    description: fields.get('description') as string,
     parameters: deepFreeze(nodeToJsonSchema(parameterNode)) as ParametersJsonSchema,
-    ...(spec['timeoutMs'] !== undefined ? { timeoutMs: spec['timeoutMs'] as number } : {}),
-    ...(spec['concurrencySafe'] !== undefined ? { concurrencySafe: spec['concurrencySafe'] as boolean } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}),
+    ...(concurrencySafe !== undefined ? { concurrencySafe: concurrencySafe as boolean } : {}),
     invoke: output === undefined ? invokeContent : invokeValue,
     async execute(args, exec) {
       if (output === undefined) {
@@ -313,7 +360,9 @@ function buildTool(
           presentResult(args: unknown, result: ToolResult): ToolResultView | undefined {
             if (!argsValidator.is(args)) return undefined
             let shown = result
-            if (outputValidator !== undefined && result.meta !== undefined && !outputValidator.is(result.meta)) {
+            // The result's own meta only: one inherited from a polluted prototype is not the tool's value.
+            const meta = Object.prototype.hasOwnProperty.call(result, 'meta') ? result.meta : undefined
+            if (outputValidator !== undefined && (meta === undefined ? 'meta' in result : !outputValidator.is(meta))) {
               shown = { content: result.content, isError: result.isError }
             }
             return presentResult.call(spec, args, shown) as ToolResultView | undefined

@@ -23,7 +23,7 @@ export {
 export type { InferArgs, InferValue, MaxInferDepth, Simplify } from './infer-args.js'
 export { JsonSchemaError } from './json-schema-error.js'
 export { OutputSchemaError } from './output-schema-error.js'
-export { MAX_SCHEMA_DEPTH } from './read-schema.js'
+export { MAX_SCHEMA_DEPTH, MAX_SCHEMA_SIZE } from './read-schema.js'
 export type { SchemaProblem } from './schema-problem.js'
 export type {
   ArraySchemaSpec,

@@ -1,14 +1,24 @@
-import { snapshotJson, type JsonPathSegment, type JsonPrimitive, type ReadonlyJsonValue } from '@dsh/tools-core'
+import { formatJsonPath, snapshotJson, type JsonPathSegment, type JsonPrimitive, type ReadonlyJsonValue } from '@dsh/tools-core'
 import { compileNode, expectedText, kindCode, leafMatches, Sink } from './compile-validator.js'
-import { describeValue, errorText } from './describe-value.js'
-import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
+import { describeValue } from './describe-value.js'
+import { readOwnArray, readOwnObject } from './read-own.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
 import type { NodeAnnotations, ObjectNode, PropertyNode, ScalarKind, SchemaNode } from './schema-node.js'
 import { unsupportedKeyword } from './unsupported-keywords.js'
-import { formatViolation } from './violation.js'
+import { firstOf, formatViolation } from './violation.js'
 
 /** How deeply schema nodes may nest (objects, arrays and `oneOf`s inside each other). */
 export const MAX_SCHEMA_DEPTH = 64
+
+/**
+ * How large one schema (a parameter map, an output schema, a structured-output schema) may be, as its JSON Schema
+ * would expand: 1,000,000 units, where every schema node, enum member and property counts one, and every string
+ * (names, enum members, titles, descriptions) and annotation (`default`, `examples`, as JSON text) its length —
+ * about a megabyte of JSON Schema text. A sub-schema object used at several places counts at each (the emitted
+ * JSON Schema writes it out at each), but is read, checked and compiled once, so a shared DAG is measured in time
+ * linear in its size and refused with a definition error instead of expanding.
+ */
+export const MAX_SCHEMA_SIZE = 1_000_000
 
 /** Which front end reads: the typed DSL, or the structured-output subset of raw JSON Schema. */
 type Dialect = 'dsl' | 'structured'
@@ -19,6 +29,15 @@ export type ReadResult<Node extends SchemaNode = SchemaNode> =
   | { readonly node: undefined; readonly problems: readonly SchemaProblem[] }
 
 type Entries = ReadonlyMap<string, unknown>
+
+/** A node read from a spec object, remembered for the next place that object is used. */
+interface Memo {
+  readonly read: { node: SchemaNode; required: boolean }
+  /** Its expanded size (see {@link MAX_SCHEMA_SIZE}). */
+  readonly size: number
+  /** How many levels of nodes it spans, itself included. */
+  readonly height: number
+}
 
 const scalarKinds: ReadonlySet<string> = new Set<ScalarKind>(['string', 'number', 'integer', 'boolean', 'null'])
 const dslTypes = ['string', 'number', 'integer', 'boolean', 'null', 'object', 'array', 'json'] as const
@@ -44,6 +63,15 @@ function createReader(dialect: Dialect): SchemaReader {
   const path: JsonPathSegment[] = []
   const ancestors = new Set<object>()
   let depth = 0
+  /** The schema's expanded size so far (see {@link MAX_SCHEMA_SIZE}); past the limit, reading stops. */
+  let size = 0
+  let tooLarge = false
+  /** The deepest level reached inside the node being read (for the height of what is remembered). */
+  let deepest = 0
+  /** Nodes read from a spec object, with their expanded size and height: a spec reached again is not read again. */
+  const memo: [Map<object, Memo>, Map<object, Memo>] = [new Map(), new Map()]
+  /** Spec objects whose reading reported problems, with the path where they were first read. */
+  const failed = new Map<object, string>()
 
   function report(message: string, ...extra: JsonPathSegment[]): void {
     problems.push(schemaProblem([...path, ...extra], message))
@@ -60,84 +88,107 @@ function createReader(dialect: Dialect): SchemaReader {
 
   /** Reads a plain object's own enumerable entries once (getters run once), guarding against cycles. */
   function withObject<T>(value: unknown, what: string, read: (entries: Entries) => T): T | undefined {
-    if (typeof value !== 'object' || value === null) {
-      report(`expected ${what}, got ${describeValue(value)}`)
-      return undefined
-    }
-    if (ancestors.has(value)) {
+    if (typeof value === 'object' && value !== null && ancestors.has(value)) {
       report('the schema contains itself (a cycle)')
       return undefined
     }
-    const entries = new Map<string, unknown>()
-    try {
-      if (Array.isArray(value) || !isPlainPrototype(Object.getPrototypeOf(value))) {
-        report(`expected ${what}, got ${describeValue(value)}`)
-        return undefined
-      }
-      for (const key of Object.keys(value)) entries.set(key, (value as Record<string, unknown>)[key])
-      if (Object.getOwnPropertySymbols(value).length > 0) report('symbol keys are not supported')
-    } catch (error) {
-      report(`reading the schema threw: ${errorText(error)}`)
+    const own = readOwnObject(value)
+    if (own.entries === undefined) {
+      report(own.got === undefined ? `reading the schema threw: ${own.threw}` : `expected ${what}, got ${own.got}`)
       return undefined
     }
-    ancestors.add(value)
+    if (own.symbols) report('symbol keys are not supported')
+    ancestors.add(value as object)
     try {
-      return read(entries)
+      return read(own.entries)
     } finally {
-      ancestors.delete(value)
+      ancestors.delete(value as object)
     }
   }
 
   /** Reads a plain array's elements once; `undefined` (with a problem) when it is not one. */
-  function readArray(value: unknown, what: string): unknown[] | undefined {
-    try {
-      if (!Array.isArray(value) || !isPlainArrayPrototype(Object.getPrototypeOf(value))) {
-        report(`expected ${what}, got ${describeValue(value)}`)
-        return undefined
-      }
-      return Array.from({ length: value.length }, (_, index) => (value as unknown[])[index])
-    } catch (error) {
-      report(`reading the schema threw: ${errorText(error)}`)
-      return undefined
+  function readArray(value: unknown, what: string): readonly unknown[] | undefined {
+    const own = readOwnArray(value)
+    if (own.items !== undefined) return own.items
+    report(own.got === undefined ? `reading the schema threw: ${own.threw}` : `expected ${what}, got ${own.got}`)
+    return undefined
+  }
+
+  /** Adds to the expanded size; reports (once) and stops the reading when it passes the limit. */
+  function grow(units: number): void {
+    size += units
+    if (size > MAX_SCHEMA_SIZE && !tooLarge) {
+      tooLarge = true
+      report(
+        `the schema is too large: its JSON Schema would expand to more than ${MAX_SCHEMA_SIZE} units (MAX_SCHEMA_SIZE; a sub-schema used at several places counts at each)`,
+      )
     }
   }
 
   /** A DSL parameter map: the top-level implicit open object. */
   function parameters(spec: unknown): ObjectNode | undefined {
-    const properties = propertyMap(spec)
-    if (properties === undefined) return undefined
+    const entries = propertyEntries(spec)
+    if (entries === undefined) return undefined
+    const properties = propertyNodes(entries, new Set())
     return { kind: 'object', annotations: {}, properties, additionalProperties: true, implicit: true }
   }
 
-  /** A map of property schemas (DSL `parameters`/`properties`, structured `properties`). */
-  function propertyMap(spec: unknown, required: ReadonlySet<string> = new Set()): PropertyNode[] | undefined {
-    return withObject(spec, 'a map of property schemas like { path: { type: "string" } }', (entries) => {
-      const properties: PropertyNode[] = []
-      for (const [name, value] of entries) {
-        const read = at(name, () => readNode(value, dsl))
-        if (read !== undefined) {
-          properties.push({ name, node: read.node, required: read.required || required.has(name) })
-        }
-      }
-      return properties
-    })
+  /** The entries of a map of property schemas (DSL `parameters`/`properties`, structured `properties`), read once. */
+  function propertyEntries(spec: unknown): Entries | undefined {
+    return withObject(spec, 'a map of property schemas like { path: { type: "string" } }', (entries) => entries)
+  }
+
+  /** The property nodes of a map's entries (`required`: the names a structured `required` array lists). */
+  function propertyNodes(entries: Entries, required: ReadonlySet<string>): PropertyNode[] {
+    const properties: PropertyNode[] = []
+    for (const [name, value] of entries) {
+      grow(1 + name.length)
+      const read = at(name, () => readNode(value, dsl))
+      if (read !== undefined) properties.push({ name, node: read.node, required: read.required || required.has(name) })
+    }
+    return properties
   }
 
   /** One value schema. `asProperty`: a DSL property, where `required: true` is allowed. */
   function readNode(spec: unknown, asProperty: boolean): { node: SchemaNode; required: boolean } | undefined {
+    if (tooLarge) return undefined
+    const remembered = typeof spec === 'object' && spec !== null ? memo[asProperty ? 1 : 0].get(spec) : undefined
+    // A spec object read before (shared): its node again, counted again; read afresh only where it would nest too
+    // deep, so that the problem is reported at this place.
+    if (remembered !== undefined && depth + remembered.height <= MAX_SCHEMA_DEPTH) {
+      grow(remembered.size)
+      if (depth + remembered.height > deepest) deepest = depth + remembered.height
+      return tooLarge ? undefined : remembered.read
+    }
+    if (typeof spec === 'object' && spec !== null) {
+      // A spec object that failed before: its problems are listed once, where it was first read, so that a DAG of
+      // shared broken sub-schemas is not read (and reported) once per path through it.
+      const first = failed.get(spec)
+      if (first !== undefined) {
+        report(`this sub-schema is used again here; its problems are listed at ${first === '' ? 'the root' : `"${first}"`}`)
+        return undefined
+      }
+    }
     if (depth >= MAX_SCHEMA_DEPTH) {
       report(`the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels`)
       return undefined
     }
     depth++
     const problemsBefore = problems.length
+    const sizeBefore = size
+    const deepestBefore = deepest
+    deepest = depth
     try {
+      grow(1)
       const read = withObject(spec, 'a schema object like { type: "string" }', (entries) => nodeEntries(entries, asProperty))
       if (read === undefined || problems.length !== problemsBefore) return undefined
       if (dsl) checkAnnotations(read.node)
+      if (problems.length === problemsBefore) memo[asProperty ? 1 : 0].set(spec as object, { read, size: size - sizeBefore, height: deepest - depth + 1 })
       return read
     } finally {
+      if (problems.length !== problemsBefore && typeof spec === 'object' && spec !== null && !failed.has(spec)) failed.set(spec, formatJsonPath(path))
       depth--
+      if (deepestBefore > deepest) deepest = deepestBefore
     }
   }
 
@@ -228,8 +279,10 @@ function createReader(dialect: Dialect): SchemaReader {
     const annotations: NodeAnnotations = {}
     for (const [key, value] of entries) {
       if (key === 'title' || key === 'description') {
-        if (typeof value === 'string') annotations[key] = value
-        else report(`${key} must be a string, got ${describeValue(value)}`, key)
+        if (typeof value === 'string') {
+          grow(1 + value.length)
+          annotations[key] = value
+        } else report(`${key} must be a string, got ${describeValue(value)}`, key)
       } else if (key === 'default') {
         const snapshot = at(key, () => jsonAnnotation(value))
         if (snapshot !== undefined) annotations.default = snapshot
@@ -248,8 +301,12 @@ function createReader(dialect: Dialect): SchemaReader {
   }
 
   function jsonAnnotation(value: unknown): ReadonlyJsonValue | undefined {
-    const snapshot = snapshotJson(value)
-    if (snapshot.ok) return snapshot.value
+    const snapshot = snapshotJson(value, { maxSize: MAX_SCHEMA_SIZE })
+    if (snapshot.ok) {
+      // As written into the JSON Schema (the snapshot is bounded, so this text is too).
+      grow(JSON.stringify(snapshot.value).length)
+      return snapshot.value
+    }
     report(`must be lossless JSON: ${snapshot.error.message}`)
     return undefined
   }
@@ -263,27 +320,27 @@ function createReader(dialect: Dialect): SchemaReader {
     } else if (dsl) {
       report('an object must say additionalProperties: true (other keys allowed, any JSON) or false (no other keys)')
     }
+    // The properties object is read once: its names check `required`, its entries become the property nodes.
+    let propertyMap: Entries | undefined = new Map()
+    if (entries.has('properties')) propertyMap = at('properties', () => propertyEntries(entries.get('properties')))
     let required: ReadonlySet<string> = new Set()
     if (!dsl && entries.has('required')) {
-      required = at('required', () => requiredList(entries.get('required'), entries.get('properties')))
+      const declared: ReadonlySet<string> = new Set(propertyMap?.keys())
+      required = at('required', () => requiredList(entries.get('required'), declared))
     }
-    let properties: PropertyNode[] | undefined = []
-    if (entries.has('properties')) properties = at('properties', () => propertyMap(entries.get('properties'), required))
-    if (properties === undefined) return undefined
+    if (propertyMap === undefined) return undefined
+    const properties = at('properties', () => propertyNodes(propertyMap, required))
     return { kind: 'object', annotations, properties, additionalProperties, implicit: false }
   }
 
-  /** The structured subset's `required` array: unique names, each declared in `properties`. */
-  function requiredList(value: unknown, properties: unknown): ReadonlySet<string> {
+  /**
+   * The structured subset's `required` array: unique names, each declared in `properties` (`declared`: the names
+   * read there).
+   */
+  function requiredList(value: unknown, declared: ReadonlySet<string>): ReadonlySet<string> {
     const names = new Set<string>()
     const list = readArray(value, 'an array of property names')
     if (list === undefined) return names
-    let declared: ReadonlySet<string> = new Set()
-    try {
-      if (typeof properties === 'object' && properties !== null) declared = new Set(Object.keys(properties))
-    } catch {
-      // reported where properties is read
-    }
     list.forEach((name, index) => {
       if (typeof name !== 'string') report(`expected a property name, got ${describeValue(name)}`, index)
       else if (names.has(name)) report(`"${name}" is listed twice`, index)
@@ -318,10 +375,17 @@ function createReader(dialect: Dialect): SchemaReader {
       if (list !== undefined) {
         members = []
         if (list.length === 0) report('an empty enum allows nothing', 'enum')
+        // A Set finds duplicates in linear time. Its equality (SameValueZero) is JSON equality for the members it
+        // can hold: strings, finite numbers other than -0 (1 and 1.0 are one number), booleans and null.
+        const seen = new Set<unknown>()
         list.forEach((member, index) => {
           if (!test(member)) report(`expected ${expectedText[kind]} (the node's type), got ${describeValue(member)}`, 'enum', index)
-          else if ((members as JsonPrimitive[]).includes(member as JsonPrimitive)) report('duplicates an earlier member', 'enum', index)
-          else (members as JsonPrimitive[]).push(member as JsonPrimitive)
+          else if (seen.has(member)) report('duplicates an earlier member', 'enum', index)
+          else {
+            seen.add(member)
+            grow(typeof member === 'string' ? 1 + member.length : 1)
+            ;(members as JsonPrimitive[]).push(member as JsonPrimitive)
+          }
         })
       }
     }
@@ -348,7 +412,7 @@ function createReader(dialect: Dialect): SchemaReader {
     for (const [where, value] of candidates) {
       const sink = new Sink(1, 1)
       if (check(value, sink)) continue
-      const first = sink.violations()[0]
+      const first = firstOf(sink.violations())
       report(`does not match its own schema${first === undefined ? '' : `: ${formatViolation(first)}`}`, ...where)
     }
   }

@@ -58,9 +58,10 @@ function compileStructured(schema: unknown, rootObject: boolean): Validator<Read
   return validator as Validator<ReadonlyJsonValue>
 }
 
+/** Whether the schema says `type: "object"`, from its own data property (no getter runs a second time). */
 function isObjectRooted(schema: unknown): boolean {
   try {
-    return typeof schema === 'object' && schema !== null && (schema as { type?: unknown }).type === 'object'
+    return typeof schema === 'object' && schema !== null && Object.getOwnPropertyDescriptor(schema, 'type')?.value === 'object'
   } catch {
     return false
   }

@@ -1,5 +1,5 @@
 import { runInNewContext } from 'node:vm'
-import { formatJsonPath } from '@dsh/tools-core'
+import { formatJsonPath, MAX_JSON_DEPTH } from '@dsh/tools-core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { compileParameters, compileValueSchema, parameterNode, validateArgs, validateValue } from './compile-schema.js'
@@ -441,18 +441,27 @@ describe('totality: it reports, never throws', () => {
     expect(checkValue({ type: 'json' }, list)).toEqual(['[0]: is not lossless JSON: a cycle (the value contains itself) is not JSON'])
   })
 
-  test('100,000-deep nesting in a json value, an open extra and a typed tree', () => {
+  test('100,000-deep nesting in a json value, an open extra and a typed tree: refused as too deep, never a stack overflow', () => {
     let deep: unknown = 'bottom'
     for (let depth = 0; depth < 100_000; depth++) deep = { a: [deep] }
-    expect(checkValue({ type: 'json' }, deep)).toEqual([])
-    expect(check(server, { name: 'n', servers: [], deep })).toEqual([])
+    const [first] = checkValue({ type: 'json' }, deep)
+    expect(first).toMatch(/^a(\[0\]\.a)*(\[0\])?: is not lossless JSON: containers nested more than 1000 levels deep are refused/)
+    expect(check(server, { name: 'n', servers: [], deep })[0]).toMatch(/^deep(\.a\[0\])+(\.a)?: is not lossless JSON: containers nested more than 1000/)
     let broken: unknown = Number.NaN
     for (let depth = 0; depth < 100_000; depth++) broken = [broken]
     const result = validateValue({ type: 'json' }, broken)
     expect(result.ok).toBe(false)
-    if (!result.ok) expect(result.violations[0]?.segments).toHaveLength(100_000)
+    if (!result.ok) expect(result.violations[0]?.segments).toHaveLength(MAX_JSON_DEPTH)
     const tree = defineValueSchema({ type: 'array', items: { type: 'array', items: { type: 'string' } } })
     expect(checkValue(tree, [[deep]])).toEqual(['[0][0]: expected a string, got an object'])
+  })
+
+  test('a json value nested up to MAX_JSON_DEPTH levels is accepted, and serializes', () => {
+    let deep: unknown = 'bottom'
+    for (let depth = 0; depth < MAX_JSON_DEPTH; depth++) deep = [deep]
+    expect(checkValue({ type: 'json' }, deep)).toEqual([])
+    expect(check(server, { name: 'n', servers: [], deep })).toEqual([])
+    expect(() => JSON.stringify({ deep })).not.toThrow()
   })
 
   /** Arguments whose `mode` reads 42 the first time, "fast" the second, 42 the third… */

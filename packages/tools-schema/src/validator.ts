@@ -1,6 +1,7 @@
 import { changedWhileReading, Sink, type Check } from './compile-validator.js'
 import { errorText } from './describe-value.js'
-import type { Violation } from './violation.js'
+import { readOption } from './read-own.js'
+import { firstOf, type Violation } from './violation.js'
 
 /** How many violations `validate` lists by default; the rest are counted in `omitted`. */
 export const DEFAULT_MAX_VIOLATIONS = 20
@@ -66,8 +67,9 @@ class CompiledValidator<T> implements Validator<T> {
 
   validate(value: unknown, options?: ValidateOptions): ValidationResult<T> {
     if (this.is(value)) return { ok: true, value }
-    const requested = options?.maxViolations ?? DEFAULT_MAX_VIOLATIONS
-    const keep = Number.isInteger(requested) && requested > 0 ? requested : DEFAULT_MAX_VIOLATIONS
+    // Read once and never throwing: a hostile options object means the default.
+    const requested = readOption(options, 'maxViolations') ?? DEFAULT_MAX_VIOLATIONS
+    const keep = typeof requested === 'number' && Number.isInteger(requested) && requested > 0 ? requested : DEFAULT_MAX_VIOLATIONS
     const sink = new Sink(keep, Number.POSITIVE_INFINITY)
     run(this.check, value, sink)
     if (sink.count === 0) sink.add('unreadable', changedWhileReading)
@@ -78,7 +80,7 @@ class CompiledValidator<T> implements Validator<T> {
   firstViolation(value: unknown): Violation | undefined {
     const sink = new Sink(1, 1)
     run(this.check, value, sink)
-    return sink.violations()[0]
+    return firstOf(sink.violations())
   }
 }
 

@@ -46,3 +46,11 @@ export function formatViolations(violations: readonly Violation[], omitted = 0):
 export function countViolations(violations: readonly Violation[], omitted: number): string {
   return countNoun(violations.length + omitted, 'problem')
 }
+
+/**
+ * The first item of a list, or `undefined` for an empty one. Never `list[0]` on an empty list: that reads index
+ * 0 through the prototype, where a polluted `Object.prototype` may hold one.
+ */
+export function firstOf<T>(list: readonly T[]): T | undefined {
+  return list.length > 0 ? list[0] : undefined
+}
