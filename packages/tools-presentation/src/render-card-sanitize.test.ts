@@ -99,10 +99,19 @@ describe('every string is sanitized on its way to the terminal', () => {
 
 describe('raw input', () => {
   it('a raw input of shared sub-objects is clipped without being expanded', () => {
+    // 20 levels: about a million leaves once expanded, within snapshotJson's expanded-size limit.
+    let shared: Record<string, unknown> = { leaf: 1 }
+    for (let level = 0; level < 20; level += 1) shared = { a: shared, b: shared }
+    const lines = renderToolCall(genericCall({ title: 't', rawInput: shared }), { color: false, maxInputChars: 30 })
+    expect(lines[1]).toBe(`  input ${'{"a":'.repeat(6)}…`)
+  })
+
+  it('a raw input of shared sub-objects past the expanded-size limit is left out, like any non-JSON input', () => {
     let shared: Record<string, unknown> = { leaf: 1 }
     for (let level = 0; level < 60; level += 1) shared = { a: shared, b: shared }
     const lines = renderToolCall(genericCall({ title: 't', rawInput: shared }), { color: false, maxInputChars: 30 })
-    expect(lines[1]).toBe(`  input ${'{"a":'.repeat(6)}…`)
+    expect(lines.some((line) => line.includes('input'))).toBe(false)
+    expect(lines[0]).toContain('t')
   })
 
   it('shows the same JSON as JSON.stringify, clipped (property)', () => {
