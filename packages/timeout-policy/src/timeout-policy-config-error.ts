@@ -1,16 +1,18 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const timeoutPolicyConfigErrorBrand: symbol = errorBrand('TimeoutPolicyConfigError')
+
 /**
  * The timeout policy's configuration was rejected (code `INVALID_CONFIG`) when the plugin loaded or its
  * configuration was updated. `issues` lists every problem, each starting with the key it concerns
  * (`graceMs: must be an integer from 0 to 2147483647, got -1`).
  */
 export class TimeoutPolicyConfigError extends DshError {
-  static override readonly brand: symbol = errorBrand('TimeoutPolicyConfigError')
+  static override readonly brand: symbol = timeoutPolicyConfigErrorBrand
 
   /** True when `value` is a {@link TimeoutPolicyConfigError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is TimeoutPolicyConfigError {
-    return DshError.hasBrand(value, TimeoutPolicyConfigError.brand)
+    return DshError.hasBrand(value, timeoutPolicyConfigErrorBrand)
   }
 
   override readonly name: string = 'TimeoutPolicyConfigError'

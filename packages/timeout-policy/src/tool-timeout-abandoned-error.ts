@@ -1,5 +1,7 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const toolTimeoutAbandonedErrorBrand: symbol = errorBrand('ToolTimeoutAbandonedError')
+
 /**
  * A tool call ran past its timeout budget and then did not settle within the grace period after its signal fired
  * (code `TOOL_TIMEOUT_ABANDONED`): the policy stopped waiting for it. Unlike `TOOL_TIMEOUT`, nothing says the tool
@@ -7,11 +9,11 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
  * `error: { name: 'ToolTimeoutAbandonedError', code: 'TOOL_TIMEOUT_ABANDONED' }`.
  */
 export class ToolTimeoutAbandonedError extends DshError {
-  static override readonly brand: symbol = errorBrand('ToolTimeoutAbandonedError')
+  static override readonly brand: symbol = toolTimeoutAbandonedErrorBrand
 
   /** True when `value` is a {@link ToolTimeoutAbandonedError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is ToolTimeoutAbandonedError {
-    return DshError.hasBrand(value, ToolTimeoutAbandonedError.brand)
+    return DshError.hasBrand(value, toolTimeoutAbandonedErrorBrand)
   }
 
   override readonly name: string = 'ToolTimeoutAbandonedError'

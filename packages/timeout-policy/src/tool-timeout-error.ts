@@ -1,5 +1,7 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const toolTimeoutErrorBrand: symbol = errorBrand('ToolTimeoutError')
+
 /**
  * A tool call ran past its timeout budget (code `TOOL_TIMEOUT`). The timeout policy puts one on the call's signal
  * as the abort reason when the deadline fires (`exec.signal.reason`), so a tool that rethrows the reason, and code
@@ -7,11 +9,11 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
  * `error: { name: 'ToolTimeoutError', code: 'TOOL_TIMEOUT' }`.
  */
 export class ToolTimeoutError extends DshError {
-  static override readonly brand: symbol = errorBrand('ToolTimeoutError')
+  static override readonly brand: symbol = toolTimeoutErrorBrand
 
   /** True when `value` is a {@link ToolTimeoutError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is ToolTimeoutError {
-    return DshError.hasBrand(value, ToolTimeoutError.brand)
+    return DshError.hasBrand(value, toolTimeoutErrorBrand)
   }
 
   override readonly name: string = 'ToolTimeoutError'

@@ -1,5 +1,7 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const bashRequestErrorBrand: symbol = errorBrand('BashRequestError')
+
 /**
  * A command request was rejected before anything ran (code `INVALID_ARGS`): an empty command, a command holding
  * a NUL byte or longer than 131071 bytes (the most one exec argument may hold on Linux), a timeout that is not an
@@ -7,11 +9,11 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
  * empty `workdir`), a `signal` that is not an `AbortSignal`.
  */
 export class BashRequestError extends DshError {
-  static override readonly brand: symbol = errorBrand('BashRequestError')
+  static override readonly brand: symbol = bashRequestErrorBrand
 
   /** True when `value` is a {@link BashRequestError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is BashRequestError {
-    return DshError.hasBrand(value, BashRequestError.brand)
+    return DshError.hasBrand(value, bashRequestErrorBrand)
   }
 
   override readonly name: string = 'BashRequestError'

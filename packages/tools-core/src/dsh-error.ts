@@ -25,27 +25,34 @@ interface BrandedClass {
   readonly brand?: symbol
 }
 
+const dshErrorBrand: symbol = errorBrand('DshError')
+
+function carriesBrand(value: unknown, brand: symbol): boolean {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true
+}
+
 /**
  * The base class of every dsh tools error: a string `code` (one of the pipeline's closed union `ErrorCode`, or a
  * tool-owned code from `defineToolErrorCodes`) and an ES2022 `cause`.
  *
  * Each class is branded with `Symbol.for('dsh.error.<Name>')` (its static `brand`), and every instance carries
  * the brands of its whole class chain, so `isInstance()` holds even when two copies of a package are installed.
- * Subclasses declare `static override readonly brand = errorBrand('<Name>')`, an own `isInstance`, and their
- * `name`.
+ * Subclasses declare `static override readonly brand = <module constant>` (the constant holding
+ * `errorBrand('<Name>')`), an own `isInstance`, and their `name`. A class body never names its own class: a
+ * bundler then renames the class (`_BashConfigError`), which stack traces and `constructor.name` would show.
  */
 export class DshError extends Error {
   /** The brand of this class. */
-  static readonly brand: symbol = errorBrand('DshError')
+  static readonly brand: symbol = dshErrorBrand
 
   /** True when `value` is a {@link DshError} from any installed copy of tools-core. */
   static isInstance(value: unknown): value is DshError {
-    return DshError.hasBrand(value, DshError.brand)
+    return carriesBrand(value, dshErrorBrand)
   }
 
   /** True when `value` carries `brand`. Subclasses use it to implement their own `isInstance`. */
   protected static hasBrand(value: unknown, brand: symbol): boolean {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true
+    return carriesBrand(value, brand)
   }
 
   override readonly name: string = 'DshError'
@@ -66,7 +73,7 @@ export class DshError extends Error {
       if (typeof brand === 'symbol') {
         Object.defineProperty(this, brand, { value: true, enumerable: false })
       }
-      if (klass === DshError) break
+      if (brand === dshErrorBrand) break // the base class: Error and Function.prototype carry no brand
       klass = Object.getPrototypeOf(klass)
     }
   }
@@ -100,7 +107,7 @@ export function findUnbrandedErrorClasses(moduleExports: Record<string, unknown>
 
 /** Structural, so it also recognises a DshError subclass from another installed copy of tools-core. */
 function extendsDshError(klass: unknown): boolean {
-  const root = DshError.brand
+  const root = dshErrorBrand
   for (let current = klass; typeof current === 'function'; current = Object.getPrototypeOf(current)) {
     if (Object.hasOwn(current, 'brand') && (current as BrandedClass).brand === root) return true
   }

@@ -1,13 +1,15 @@
 import { DshError, errorBrand, type DshErrorOptions } from './dsh-error.js'
 import type { JsonSnapshotFailure } from './json-snapshot.js'
 
+const nonJsonValueErrorBrand: symbol = errorBrand('NonJsonValueError')
+
 /** A value that had to be lossless JSON was not (code `NON_JSON_VALUE`). Thrown by {@link toJsonValue}. */
 export class NonJsonValueError extends DshError {
-  static override readonly brand: symbol = errorBrand('NonJsonValueError')
+  static override readonly brand: symbol = nonJsonValueErrorBrand
 
   /** True when `value` is a {@link NonJsonValueError} from any installed copy of tools-core. */
   static override isInstance(value: unknown): value is NonJsonValueError {
-    return DshError.hasBrand(value, NonJsonValueError.brand)
+    return DshError.hasBrand(value, nonJsonValueErrorBrand)
   }
 
   override readonly name: string = 'NonJsonValueError'

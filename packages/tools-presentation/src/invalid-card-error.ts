@@ -1,16 +1,18 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const invalidCardErrorBrand: symbol = errorBrand('InvalidCardError')
+
 /**
  * A card of a known kind (`generic`, `terminal`, `diff`) has a field of the wrong shape (code `INVALID_CARD`):
  * a `line` that is not a positive integer, content that is not content blocks, a `diffs` entry without `newText`, …
  * `path` says where (`diffs[0].newText`). A value that is not a card at all is an `UnknownCardError` instead.
  */
 export class InvalidCardError extends DshError {
-  static override readonly brand: symbol = errorBrand('InvalidCardError')
+  static override readonly brand: symbol = invalidCardErrorBrand
 
   /** True when `value` is an {@link InvalidCardError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is InvalidCardError {
-    return DshError.hasBrand(value, InvalidCardError.brand)
+    return DshError.hasBrand(value, invalidCardErrorBrand)
   }
 
   override readonly name: string = 'InvalidCardError'

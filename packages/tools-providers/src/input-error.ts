@@ -1,6 +1,8 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 import { PROVIDER_ERROR_CODES } from './error-codes.js'
 
+const providerInputErrorBrand: symbol = errorBrand('ProviderInputError')
+
 /**
  * A conversion was handed something that is not what its type says (code `PROVIDER_INVALID_INPUT`): a tool list
  * that is not an array of tool schemas, a provider message that is not the SDK's shape, a result that is not a
@@ -8,11 +10,11 @@ import { PROVIDER_ERROR_CODES } from './error-codes.js'
  * a model controls (a name, the argument text) becomes a `PROVIDER_MALFORMED_CALL` result instead.
  */
 export class ProviderInputError extends DshError {
-  static override readonly brand: symbol = errorBrand('ProviderInputError')
+  static override readonly brand: symbol = providerInputErrorBrand
 
   /** True when `value` is a {@link ProviderInputError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is ProviderInputError {
-    return DshError.hasBrand(value, ProviderInputError.brand)
+    return DshError.hasBrand(value, providerInputErrorBrand)
   }
 
   override readonly name: string = 'ProviderInputError'

@@ -1,6 +1,8 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 import { PROVIDER_ERROR_CODES } from './error-codes.js'
 
+const malformedToolCallErrorBrand: symbol = errorBrand('MalformedToolCallError')
+
 /**
  * A tool call the model sent cannot run (code `PROVIDER_MALFORMED_CALL`): its arguments are not JSON, not one JSON
  * object, not representable losslessly, or it has no name. The call parsers never throw it: they return an error
@@ -8,11 +10,11 @@ import { PROVIDER_ERROR_CODES } from './error-codes.js'
  * act on, and no policy runs. The class exists so code can throw and recognise the same failure.
  */
 export class MalformedToolCallError extends DshError {
-  static override readonly brand: symbol = errorBrand('MalformedToolCallError')
+  static override readonly brand: symbol = malformedToolCallErrorBrand
 
   /** True when `value` is a {@link MalformedToolCallError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is MalformedToolCallError {
-    return DshError.hasBrand(value, MalformedToolCallError.brand)
+    return DshError.hasBrand(value, malformedToolCallErrorBrand)
   }
 
   override readonly name: string = 'MalformedToolCallError'

@@ -2,6 +2,8 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 import { PROVIDER_ERROR_CODES } from './error-codes.js'
 import type { SchemaIssue } from './schema-issue.js'
 
+const providerSchemaErrorBrand: symbol = errorBrand('ProviderSchemaError')
+
 /**
  * A tool list could not be built because the chosen schema profile cannot express a tool's parameter schema
  * faithfully (code `PROVIDER_UNSUPPORTED_SCHEMA`). The message lists every unsupported construct as "tool "x" loses
@@ -9,11 +11,11 @@ import type { SchemaIssue } from './schema-issue.js'
  * strict profile instead.
  */
 export class ProviderSchemaError extends DshError {
-  static override readonly brand: symbol = errorBrand('ProviderSchemaError')
+  static override readonly brand: symbol = providerSchemaErrorBrand
 
   /** True when `value` is a {@link ProviderSchemaError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is ProviderSchemaError {
-    return DshError.hasBrand(value, ProviderSchemaError.brand)
+    return DshError.hasBrand(value, providerSchemaErrorBrand)
   }
 
   override readonly name: string = 'ProviderSchemaError'

@@ -1,5 +1,7 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const cordisHostErrorBrand: symbol = errorBrand('CordisHostError')
+
 /**
  * A dsh plugin or service was loaded into a cordis it cannot run on (code `HOST_MISMATCH`): the host's cordis is
  * not 4.x. Thrown before anything else the plugin does, with a message that names the package, the cordis version
@@ -7,11 +9,11 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
  * `TypeError: schema is not a function`.
  */
 export class CordisHostError extends DshError {
-  static override readonly brand: symbol = errorBrand('CordisHostError')
+  static override readonly brand: symbol = cordisHostErrorBrand
 
   /** True when `value` is a {@link CordisHostError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is CordisHostError {
-    return DshError.hasBrand(value, CordisHostError.brand)
+    return DshError.hasBrand(value, cordisHostErrorBrand)
   }
 
   override readonly name: string = 'CordisHostError'

@@ -1,16 +1,18 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const invalidToolDefinitionErrorBrand: symbol = errorBrand('InvalidToolDefinitionError')
+
 /**
  * A tool definition that a model or a provider would reject later (code `INVALID_TOOL_DEFINITION`): a bad name,
  * a description that is not a string, parameters that are not a lossless JSON object schema, a `timeoutMs` out of
  * range, or an `execute` that is not a function. Thrown by `register`.
  */
 export class InvalidToolDefinitionError extends DshError {
-  static override readonly brand: symbol = errorBrand('InvalidToolDefinitionError')
+  static override readonly brand: symbol = invalidToolDefinitionErrorBrand
 
   /** True when `value` is an {@link InvalidToolDefinitionError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is InvalidToolDefinitionError {
-    return DshError.hasBrand(value, InvalidToolDefinitionError.brand)
+    return DshError.hasBrand(value, invalidToolDefinitionErrorBrand)
   }
 
   override readonly name: string = 'InvalidToolDefinitionError'

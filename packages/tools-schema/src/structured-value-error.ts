@@ -10,17 +10,19 @@ export interface StructuredValueErrorDetails {
   readonly omitted?: number | undefined
 }
 
+const structuredValueErrorBrand: symbol = errorBrand('StructuredValueError')
+
 /**
  * A structured value (say, a subagent's result) does not match its structured-output schema, or is not lossless
  * JSON (code `INVALID_STRUCTURED_VALUE`). Returned by `validateStructuredValue`; its message is written for the
  * model that produced the value.
  */
 export class StructuredValueError extends ViolationListError {
-  static override readonly brand: symbol = errorBrand('StructuredValueError')
+  static override readonly brand: symbol = structuredValueErrorBrand
 
   /** True when `value` is a {@link StructuredValueError} from any installed copy of tools-schema. */
   static override isInstance(value: unknown): value is StructuredValueError {
-    return DshError.hasBrand(value, StructuredValueError.brand)
+    return DshError.hasBrand(value, structuredValueErrorBrand)
   }
 
   override readonly name: string = 'StructuredValueError'

@@ -12,17 +12,19 @@ export interface ToolArgsErrorDetails {
   readonly omitted?: number | undefined
 }
 
+const toolArgsErrorBrand: symbol = errorBrand('ToolArgsError')
+
 /**
  * A tool call's arguments do not match the tool's parameter schema (code `INVALID_ARGS`). `defineTool` throws it
  * before the body runs; the registry turns it into an `isError` result whose text (this message) lists every
  * violation with its path, so the model can correct the call. `violations` and `omitted` hold them as data.
  */
 export class ToolArgsError extends ViolationListError {
-  static override readonly brand: symbol = errorBrand('ToolArgsError')
+  static override readonly brand: symbol = toolArgsErrorBrand
 
   /** True when `value` is a {@link ToolArgsError} from any installed copy of tools-schema. */
   static override isInstance(value: unknown): value is ToolArgsError {
-    return DshError.hasBrand(value, ToolArgsError.brand)
+    return DshError.hasBrand(value, toolArgsErrorBrand)
   }
 
   override readonly name: string = 'ToolArgsError'

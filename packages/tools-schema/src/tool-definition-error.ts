@@ -2,17 +2,19 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 import { ProblemListError } from './problem-list-error.js'
 import type { SchemaProblem } from './schema-problem.js'
 
+const toolDefinitionErrorBrand: symbol = errorBrand('ToolDefinitionError')
+
 /**
  * `defineTool` was given a definition a model or a provider would reject later (code `INVALID_TOOL_DEFINITION`):
  * a bad name, a missing description, a bad `timeoutMs`, a missing `execute`, … `problems` lists all of them
  * (schema problems included, under `parameters` and `output.schema`).
  */
 export class ToolDefinitionError extends ProblemListError {
-  static override readonly brand: symbol = errorBrand('ToolDefinitionError')
+  static override readonly brand: symbol = toolDefinitionErrorBrand
 
   /** True when `value` is a {@link ToolDefinitionError} from any installed copy of tools-schema. */
   static override isInstance(value: unknown): value is ToolDefinitionError {
-    return DshError.hasBrand(value, ToolDefinitionError.brand)
+    return DshError.hasBrand(value, toolDefinitionErrorBrand)
   }
 
   override readonly name: string = 'ToolDefinitionError'

@@ -12,17 +12,19 @@ export interface ToolOutputErrorDetails {
   readonly omitted?: number | undefined
 }
 
+const toolOutputErrorBrand: symbol = errorBrand('ToolOutputError')
+
 /**
  * A tool body returned something its definition does not allow (code `INVALID_TOOL_OUTPUT`): a value that is not
  * lossless JSON or does not match `output.schema`, or, without `output`, something that is neither content blocks,
  * a string nor `{ content, meta }`. It is a defect of the tool, not of the call.
  */
 export class ToolOutputError extends ViolationListError {
-  static override readonly brand: symbol = errorBrand('ToolOutputError')
+  static override readonly brand: symbol = toolOutputErrorBrand
 
   /** True when `value` is a {@link ToolOutputError} from any installed copy of tools-schema. */
   static override isInstance(value: unknown): value is ToolOutputError {
-    return DshError.hasBrand(value, ToolOutputError.brand)
+    return DshError.hasBrand(value, toolOutputErrorBrand)
   }
 
   override readonly name: string = 'ToolOutputError'

@@ -2,6 +2,8 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 import type { HotUnloadReport } from './check-hot-unload.js'
 import { formatHotUnloadReport } from './format-hot-unload-report.js'
 
+const hotUnloadErrorBrand: symbol = errorBrand('HotUnloadError')
+
 /**
  * Thrown by {@link expectCleanUnload} when a plugin left something behind after its fiber was disposed, or set up
  * something different when it was loaded again. The message lists every leak; `report` holds them as data.
@@ -9,11 +11,11 @@ import { formatHotUnloadReport } from './format-hot-unload-report.js'
  * Its code is `HOT_UNLOAD_LEAK`.
  */
 export class HotUnloadError extends DshError {
-  static override readonly brand: symbol = errorBrand('HotUnloadError')
+  static override readonly brand: symbol = hotUnloadErrorBrand
 
   /** True when `value` is a {@link HotUnloadError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is HotUnloadError {
-    return DshError.hasBrand(value, HotUnloadError.brand)
+    return DshError.hasBrand(value, hotUnloadErrorBrand)
   }
 
   override readonly name: string = 'HotUnloadError'

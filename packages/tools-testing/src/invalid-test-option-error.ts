@@ -1,12 +1,14 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const invalidTestOptionErrorBrand: symbol = errorBrand('InvalidTestOptionError')
+
 /** An option given to a tools-testing helper is invalid (code `INVALID_CONFIG`). `option` names it. */
 export class InvalidTestOptionError extends DshError {
-  static override readonly brand: symbol = errorBrand('InvalidTestOptionError')
+  static override readonly brand: symbol = invalidTestOptionErrorBrand
 
   /** True when `value` is an {@link InvalidTestOptionError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is InvalidTestOptionError {
-    return DshError.hasBrand(value, InvalidTestOptionError.brand)
+    return DshError.hasBrand(value, invalidTestOptionErrorBrand)
   }
 
   override readonly name: string = 'InvalidTestOptionError'

@@ -1,5 +1,7 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const pluginNotActiveErrorBrand: symbol = errorBrand('PluginNotActiveError')
+
 /**
  * A plugin loaded by a tools-testing helper did not become active (code `INVALID_CONFIG`): it injects services the
  * test context does not provide, so cordis keeps it pending and its `apply` never runs. Testing it anyway would
@@ -7,11 +9,11 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
  * option of {@link createToolContext}) and try again.
  */
 export class PluginNotActiveError extends DshError {
-  static override readonly brand: symbol = errorBrand('PluginNotActiveError')
+  static override readonly brand: symbol = pluginNotActiveErrorBrand
 
   /** True when `value` is a {@link PluginNotActiveError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is PluginNotActiveError {
-    return DshError.hasBrand(value, PluginNotActiveError.brand)
+    return DshError.hasBrand(value, pluginNotActiveErrorBrand)
   }
 
   override readonly name: string = 'PluginNotActiveError'

@@ -1,5 +1,7 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const scriptedModelErrorBrand: symbol = errorBrand('ScriptedModelError')
+
 /**
  * The scripted model of {@link runScriptedSession} (or the calls given to {@link runToolStep}) misbehaved (code
  * `INVALID_CALL`): a turn was not a list of tool calls, a call had no string `id` or `name`, a call id was used
@@ -7,11 +9,11 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
  * is thrown rather than turned into a tool result.
  */
 export class ScriptedModelError extends DshError {
-  static override readonly brand: symbol = errorBrand('ScriptedModelError')
+  static override readonly brand: symbol = scriptedModelErrorBrand
 
   /** True when `value` is a {@link ScriptedModelError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is ScriptedModelError {
-    return DshError.hasBrand(value, ScriptedModelError.brand)
+    return DshError.hasBrand(value, scriptedModelErrorBrand)
   }
 
   override readonly name: string = 'ScriptedModelError'
