@@ -156,6 +156,32 @@ describe('executeStep', () => {
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0)
   })
 
+  it("leaves no listener on the caller's signal after a fail-fast step, whether it failed or not", async () => {
+    const { tools } = await createHarness()
+    tools.register(tool('ok', { concurrencySafe: true }))
+    tools.register(tool('bad', { execute: async () => Promise.reject(new Error('bad')) }))
+    const caller = new AbortController()
+    await tools.executeStep([call('ok'), call('ok')], { signal: caller.signal, failFast: true })
+    const failed = await tools.executeStep([call('bad'), call('ok')], { signal: caller.signal, failFast: true })
+    expect(codes(failed.results)).toEqual(['TOOL_FAILED', 'ABORTED_BEFORE_DISPATCH'])
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0)
+  })
+
+  it('answers an entry whose read throws (a hostile calls array) with INVALID_CALL, and runs the rest', async () => {
+    const { tools } = await createHarness()
+    tools.register(tool('echo'))
+    const good = call('echo')
+    const hostile = new Proxy([good, good], {
+      getOwnPropertyDescriptor(target, key) {
+        if (key === '1') throw new Error('trap')
+        return Reflect.getOwnPropertyDescriptor(target, key)
+      },
+    })
+    const step = await tools.executeStep(hostile)
+    expect(codes(step.results)).toEqual(['ok', 'INVALID_CALL'])
+    expect(textOf(step.results[1]!)).toContain('call 1 of the step cannot be read')
+  })
+
   it('hands back every additionalContext in model order, outside the results', async () => {
     const { tools } = await createHarness()
     tools.register(tool('a', { concurrencySafe: true, execute: async () => (await new Promise((resolve) => setTimeout(resolve, 10)), [text('a')]) }))
