@@ -26,6 +26,7 @@ const scenario = fc.record({
   calls: fc.array(plannedCall, { maxLength: 9 }),
   concurrency: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
   abortAt: fc.option(fc.nat({ max: 8 }), { nil: undefined }),
+  failFast: fc.boolean(),
 })
 
 /** The batches the rules give: consecutive parallel-safe calls together, every other runnable call alone. */
@@ -48,6 +49,7 @@ describe('executeStep, for every step', () => {
     let violations: string[] = []
     let policyRan = new Set<string>()
     let notified = new Map<string, ToolExecutionResult>()
+    let answerOrder: string[] = []
     let bodies = new Map<string, number>()
     let limit = Infinity
     let abortAt: string | undefined
@@ -77,6 +79,7 @@ describe('executeStep, for every step', () => {
     tools.on('tools/result', (exec, result) => {
       if (notified.has(exec.callId)) violations.push(`${exec.callId} was answered twice`)
       notified.set(exec.callId, result)
+      answerOrder.push(exec.callId)
     })
 
     await fc.assert(
@@ -85,6 +88,7 @@ describe('executeStep, for every step', () => {
         violations = []
         policyRan = new Set()
         notified = new Map()
+        answerOrder = []
         bodies = new Map()
         limit = sample.concurrency ?? Infinity
         caller = new AbortController()
@@ -102,6 +106,7 @@ describe('executeStep, for every step', () => {
         const reported: number[] = []
         const step = await tools.executeStep(calls, {
           signal: caller.signal,
+          failFast: sample.failFast,
           ...(sample.concurrency === undefined ? {} : { concurrency: sample.concurrency }),
           onResult: (_result, index) => reported.push(index),
         })
@@ -139,10 +144,27 @@ describe('executeStep, for every step', () => {
               expect(result.error?.code).toBe('ABORTED_BEFORE_DISPATCH')
               expect(policyRan.has(id)).toBe(false)
             }
-            // Without an abort, siblings never cancel each other.
-            if (!aborted) expect(result.error?.code ?? 'ok').not.toMatch(/^ABORTED/)
+            // Without an abort or failFast, siblings never cancel each other.
+            if (!aborted && !sample.failFast) expect(result.error?.code ?? 'ok').not.toMatch(/^ABORTED/)
           }
         })
+        // failFast: no call of a batch after the one whose call failed first was started (an answered call fails at once).
+        if (sample.failFast) {
+          const hasAnswered = sample.calls.some((planned) => planned.kind === 'answered')
+          const firstFailed = answerOrder.find((id) => notified.get(id)!.isError)
+          const failedAt = hasAnswered
+            ? -1
+            : firstFailed === undefined
+              ? Infinity
+              : batches.findIndex((batch) => batch.some((index) => ids[index] === firstFailed))
+          batches.forEach((batch, batchIndex) => {
+            if (batchIndex <= failedAt) return
+            for (const index of batch) {
+              expect(step.results[index]!.error?.code).toBe('ABORTED_BEFORE_DISPATCH')
+              expect(policyRan.has(ids[index]!)).toBe(false)
+            }
+          })
+        }
         // additionalContext: in model order, for exactly the calls that got one.
         const withContext = step.results.filter((result) => result.additionalContext !== undefined).map((result) => result.callId)
         expect(step.additionalContext.map((entry) => entry.callId)).toEqual(withContext)
