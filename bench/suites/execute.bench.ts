@@ -93,6 +93,7 @@ export default defineSuite({
   name: 'execute',
   description:
     '`ctx.tools.execute` of a trivial tool (small arguments, one text block) against calling its body directly, ' +
+    'one model step of ten such calls through `executeStep` against ten sequential `execute` calls, ' +
     'with 0, 1, 5 and 20 pass-through listeners on each of `tools/pre-execute`, `tools/execute`, `tools/post-execute` ' +
     'and `tools/result`. Targets: at most 5 µs median overhead with no listeners, at most 0.5 µs per added listener.',
   versions: { cordis: '4.0.0-rc.10' },
@@ -141,7 +142,26 @@ export default defineSuite({
       }
     }
 
+    // One model step of ten parallel-safe trivial calls: executeStep against the same calls one execute at a time.
+    const stepCtx = new Context()
+    await stepCtx.plugin(ToolRegistry)
+    stepCtx.tools.register({ ...trivialTool(), concurrencySafe: true })
+    const { execute: stepExecute, executeStep } = stepCtx.tools
+    const stepCalls: ToolExecutionInput[] = Array.from({ length: 10 }, (_, index) => ({ ...input, callId: `call_${index}` }))
+    const sequential = async (): Promise<void> => {
+      for (const call of stepCalls) await stepExecute(call)
+    }
+
     return [
+      {
+        title: 'one step of 10 parallel-safe trivial calls',
+        cases: {
+          '10 sequential execute calls': sequential,
+          'Promise.all of 10 execute calls': () => Promise.all(stepCalls.map((call) => stepExecute(call))),
+          'executeStep (one batch)': () => executeStep(stepCalls),
+        },
+        baseline: '10 sequential execute calls',
+      },
       {
         title: 'trivial tool, no listeners',
         cases: {

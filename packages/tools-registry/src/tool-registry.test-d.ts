@@ -5,12 +5,24 @@ import type {
   ToolApprovalService,
   ToolDefinition,
   ToolExecution,
+  ToolExecutionInput,
   ToolExecutionResult,
   ToolSchema,
 } from '@dsh/tools-core'
 import type { Context } from 'cordis'
 import { describe, expectTypeOf, it } from 'vitest'
-import type { TOOL_REGISTRY_DEFAULTS, ToolChange, ToolExecutionMode, ToolRegistry, ToolRegistryConfig, ToolScope } from './index.js'
+import type {
+  ExecuteStepOptions,
+  StepCall,
+  StepContext,
+  TOOL_REGISTRY_DEFAULTS,
+  ToolChange,
+  ToolExecutionMode,
+  ToolRegistry,
+  ToolRegistryConfig,
+  ToolScope,
+  ToolStepResult,
+} from './index.js'
 
 declare const ctx: Context
 declare const agent: Agent
@@ -103,5 +115,23 @@ describe('typed events', () => {
     ctx.tools.on('tools/result', (exec) => {
       expectTypeOf(exec.token).toBeSymbol()
     })
+  })
+})
+
+describe('executeStep', () => {
+  it("takes inputs and a provider parser's parsed calls as they are, and resolves to a step", () => {
+    expectTypeOf(ctx.tools.executeStep).returns.toEqualTypeOf<Promise<ToolStepResult>>()
+    expectTypeOf(ctx.tools.scope(agent).executeStep).returns.toEqualTypeOf<Promise<ToolStepResult>>()
+    // The shape of @dsh/tools-providers' ParsedToolCall, which is not a dependency of this package.
+    type ParsedToolCall =
+      | { readonly ok: true; readonly callId: string; readonly name: string; readonly providerCallId: string | undefined; readonly input: ToolExecutionInput }
+      | { readonly ok: false; readonly callId: string; readonly name: string; readonly providerCallId: string | undefined; readonly result: ToolExecutionResult }
+    expectTypeOf<ParsedToolCall>().toMatchTypeOf<StepCall>()
+    expectTypeOf<ToolExecutionInput>().toMatchTypeOf<StepCall>()
+    expectTypeOf<ExecuteStepOptions['concurrency']>().toEqualTypeOf<number | undefined>()
+    expectTypeOf<ToolStepResult['additionalContext'][number]>().toEqualTypeOf<StepContext>()
+    expectTypeOf<StepContext>().toMatchTypeOf<{ readonly content: readonly unknown[]; readonly source?: string }>()
+    // @ts-expect-error a scope's step runs for its own agent
+    void ctx.tools.scope(agent).executeStep([], { agent })
   })
 })

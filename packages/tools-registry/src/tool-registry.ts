@@ -16,6 +16,8 @@ import { InvalidToolPolicyError } from './invalid-tool-policy-error.js'
 import { FieldReadError, readOwn } from './own-field.js'
 import { PipelineExecution } from './execution.js'
 import { ExecutionPipeline } from './pipeline.js'
+import { createStepRunner } from './execute-step.js'
+import type { ExecuteStepOptions, StepCall, ToolStepResult } from './step-types.js'
 import { ToolCatalog } from './tool-catalog.js'
 import { createToolRecord, type ToolExecutionMode, type ToolRegistration } from './tool-record.js'
 import {
@@ -73,7 +75,7 @@ function resolveConfig(config: unknown): { readonly abortGraceMs: number } {
  *
  * - `register`, `guard`, `on` and what is registered through `scope(agent)` are effects of the calling plugin's
  *   fiber: they return disposers and are undone when that fiber is disposed.
- * - `execute`, `get`, `schemas`, `executionMode` and `definitionOf` are bound functions (own properties): a loop
+ * - `execute`, `executeStep`, `get`, `schemas`, `executionMode` and `definitionOf` are bound functions (own properties): a loop
  *   may hold them (`const { execute } = ctx.tools`) and call them without going through cordis's service proxy
  *   again.
  * - The pipeline's events (`tools/pre-execute`, `tools/execute`, `tools/post-execute`, `tools/result`,
@@ -85,6 +87,19 @@ export class ToolRegistry extends Service {
    * failure is an `isError` result with a model-readable text and `error: { name, code }`.
    */
   readonly execute: (input: ToolExecutionInput) => Promise<ToolExecutionResult>
+  /**
+   * Runs the tool calls of one model step through the pipeline, in the model's order: a maximal run of consecutive
+   * parallel-safe calls ({@link ToolRegistry.executionMode}, read once before anything runs) runs together, within
+   * `options.concurrency`; every other call runs alone, after everything before it and before everything after it.
+   * Resolves to one frozen result per call in model order, and every result's `additionalContext` separately, to
+   * append after all of them. A malformed call is its own error result; after `options.signal` fires, calls not
+   * started yet end as `ABORTED_BEFORE_DISPATCH` with no policy asked; siblings never cancel each other unless
+   * `options.failFast` is set.
+   *
+   * Never rejects. Throws `InvalidStepOptionsError` (`INVALID_CONFIG`) synchronously, before anything runs, when
+   * `calls` is not an array or an option is invalid.
+   */
+  readonly executeStep: (calls: readonly StepCall[], options?: ExecuteStepOptions) => Promise<ToolStepResult>
   /** The tool `name` as `agent` sees it (the global layer when `agent` is absent), or `undefined`. */
   readonly get: (name: string, agent?: Agent) => ToolDefinition | undefined
   /**
@@ -147,9 +162,11 @@ export class ToolRegistry extends Service {
       warn,
       abortGraceMs,
     })
-    this.internals = { catalog, pipeline }
+    const runStep = createStepRunner({ catalog, pipeline, warn })
+    this.internals = { catalog, pipeline, runStep }
     this.hooks = hooks
     this.execute = (input) => pipeline.run(input)
+    this.executeStep = (calls, options) => runStep(calls, options)
     this.get = (name, agent) => catalog.resolve(name, agent)?.definition
     this.schemas = (agent) => projectSchemas(catalog.visible(agent))
     this.executionMode = (call) => catalog.resolve(call.name, call.agent)?.mode ?? 'serial'

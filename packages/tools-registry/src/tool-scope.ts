@@ -10,7 +10,9 @@ import type {
 import type { Context } from 'cordis'
 import { describeValue, quote } from './describe-value.js'
 import { InvalidToolPolicyError } from './invalid-tool-policy-error.js'
+import type { StepRunner } from './execute-step.js'
 import type { ExecutionPipeline } from './pipeline.js'
+import type { ScopedExecuteStepOptions, StepCall, ToolStepResult } from './step-types.js'
 import { compileRestriction } from './restriction.js'
 import type { ToolCatalog } from './tool-catalog.js'
 import { createToolRecord, type ToolExecutionMode, type ToolRecord, type ToolRegistration } from './tool-record.js'
@@ -56,6 +58,11 @@ export interface ToolScope {
   schemas(): ToolSchema[]
   /** Runs a call for this agent. Never rejects. */
   execute(input: ScopedToolExecutionInput): Promise<ToolExecutionResult>
+  /**
+   * Runs one model step's calls for this agent, as `ctx.tools.executeStep(calls, { ...options, agent })` does
+   * (an `agent` option must be absent or this scope's agent). Never rejects.
+   */
+  executeStep(calls: readonly StepCall[], options?: ScopedExecuteStepOptions): Promise<ToolStepResult>
   /** Whether a call of this agent may run in parallel with other parallel-safe calls. */
   executionMode(call: Pick<ToolCallTarget, 'name'>): ToolExecutionMode
   /** Undoes everything registered through this scope so far. The scope stays usable. */
@@ -66,6 +73,7 @@ export interface ToolScope {
 export interface RegistryInternals {
   readonly catalog: ToolCatalog
   readonly pipeline: ExecutionPipeline
+  readonly runStep: StepRunner
 }
 
 /** Runs `apply` as an effect of `ctx`'s fiber and returns a plain disposer. */
@@ -144,6 +152,10 @@ export class AgentToolScope implements ToolScope {
 
   execute(input: ScopedToolExecutionInput): Promise<ToolExecutionResult> {
     return this.internals.pipeline.run(input, this.agent)
+  }
+
+  executeStep(calls: readonly StepCall[], options?: ScopedExecuteStepOptions): Promise<ToolStepResult> {
+    return this.internals.runStep(calls, options, this.agent)
   }
 
   executionMode(call: Pick<ToolCallTarget, 'name'>): ToolExecutionMode {

@@ -1,5 +1,5 @@
-import type { ToolExecutionInput, ToolExecutionResult } from '@dsh/tools-core'
-import type { ToolExecutionMode } from '@dsh/tools-registry'
+import type { ToolExecutionInput } from '@dsh/tools-core'
+import type { ExecuteStepOptions, StepCall } from '@dsh/tools-registry'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
@@ -12,7 +12,6 @@ import {
   type SessionEvent,
   type ToolStepTarget,
 } from './index.js'
-import { planBatches } from './run-tool-step.js'
 import { deferred, eventLoopTurns, text, tool, type Deferred } from './test-kit.js'
 
 function call(id: string, name: string, args: unknown = {}): ScriptedToolCall {
@@ -22,26 +21,6 @@ function call(id: string, name: string, args: unknown = {}): ScriptedToolCall {
 function summary(events: readonly SessionEvent[]): string[] {
   return events.map((event) => `${event.type} ${event.callId}`)
 }
-
-describe('planBatches', () => {
-  it('groups maximal runs of parallel calls and gives every serial call a batch of its own', () => {
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom<ToolExecutionMode>('parallel', 'serial'), { maxLength: 30 }), (modes) => {
-        const calls = modes.map((_, index) => call(`c${index}`, 't'))
-        const batches = planBatches(calls, (one) => modes[Number(one.id.slice(1))]!)
-        // Batches cover the calls exactly, in model order.
-        expect(batches.flatMap((batch) => batch.calls)).toEqual(calls)
-        for (const [index, batch] of batches.entries()) {
-          // Each call's batch has the call's mode.
-          for (const one of batch.calls) expect(modes[Number(one.id.slice(1))]).toBe(batch.mode)
-          if (batch.mode === 'serial') expect(batch.calls).toHaveLength(1)
-          // Parallel batches are maximal: never two in a row.
-          if (index > 0 && batch.mode === 'parallel') expect(batches[index - 1]!.mode).toBe('serial')
-        }
-      }),
-    )
-  })
-})
 
 describe('runToolStep', () => {
   it('runs a parallel batch concurrently: two tools that each wait for the other to start both finish', async () => {
@@ -318,29 +297,45 @@ describe('runToolStep', () => {
   })
 
   it('rejects a step number that is not a positive integer', async () => {
-    const target: ToolStepTarget = { execute: async () => Promise.reject(new Error('unused')), executionMode: () => 'serial' }
+    const target: ToolStepTarget = { executeStep: async () => Promise.reject(new Error('unused')) }
     await expect(runToolStep(target, [], { step: 0 })).rejects.toMatchObject({ name: 'InvalidTestOptionError', option: 'step' })
   })
 
-  it('rejects with the first failure of a target that rejects, after the rest of the batch settled', async () => {
-    let settledA = false
-    const gate = deferred()
+  it("runs the step through the target's executeStep, with the calls as inputs and the agent and signal as its options", async () => {
+    const seen: { calls: readonly StepCall[]; options: ExecuteStepOptions | undefined }[] = []
     const target: ToolStepTarget = {
-      executionMode: () => 'parallel',
-      execute(input: ToolExecutionInput): Promise<ToolExecutionResult> {
-        if (input.callId === 'b') return Promise.reject(new Error('b exploded'))
-        if (input.callId === 'c') throw new Error('c threw synchronously')
-        return gate.promise.then(() => {
-          settledA = true
-          return { callId: input.callId, content: [], isError: false }
-        })
+      async executeStep(calls, options) {
+        seen.push({ calls, options })
+        const results = calls.map((one) => ({ callId: (one as ToolExecutionInput).callId, content: [text('done')], isError: false }))
+        options?.onBatch?.({ mode: 'serial', calls: [0], callIds: ['a'] })
+        results.forEach((result, index) => options?.onResult?.(result, index))
+        return { results, additionalContext: [], batches: [{ mode: 'serial', calls: [0], callIds: ['a'] }] }
       },
     }
-    const running = runToolStep(target, [call('a', 'x'), call('b', 'x'), call('c', 'x')])
-    await eventLoopTurns(2)
-    expect(settledA).toBe(false)
-    gate.resolve()
-    await expect(running).rejects.toThrow('b exploded')
-    expect(settledA).toBe(true)
+    const agent = createTestAgent('alice')
+    const controller = new AbortController()
+    const step = await runToolStep(target, [call('a', 'x', { n: 1 })], { agent, signal: controller.signal })
+    expect(seen).toHaveLength(1)
+    expect(seen[0]!.calls).toEqual([{ callId: 'a', name: 'x', arguments: { n: 1 } }])
+    expect(seen[0]!.options).toMatchObject({ agent, signal: controller.signal })
+    expect(summary(step.events)).toEqual(['tool/call a', 'tool/result a'])
+  })
+
+  it('passes on a rejection of a target whose executeStep rejects', async () => {
+    const target: ToolStepTarget = { executeStep: async () => Promise.reject(new Error('the step exploded')) }
+    await expect(runToolStep(target, [call('a', 'x')])).rejects.toThrow('the step exploded')
+  })
+
+  it('after the signal fires mid-step, the calls not started end ABORTED_BEFORE_DISPATCH with no policy asked, and are still logged', async () => {
+    await using t = await createToolContext()
+    const controller = new AbortController()
+    const asked: string[] = []
+    t.tools.on('tools/pre-execute', (exec, next) => (asked.push(exec.callId), next()))
+    t.tools.register(tool('stop', { execute: async () => (controller.abort(), [text('stopped')]) }))
+    t.tools.register(tool('echo'))
+    const step = await runToolStep(t.tools, [call('c1', 'stop'), call('c2', 'echo'), call('c3', 'nothing_here')], { signal: controller.signal })
+    expect(step.results.map((result) => result.error?.code)).toEqual([undefined, 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH'])
+    expect(asked).toEqual(['c1'])
+    expect(summary(step.events)).toEqual(['tool/call c1', 'tool/result c1', 'tool/call c2', 'tool/result c2', 'tool/call c3', 'tool/result c3'])
   })
 })

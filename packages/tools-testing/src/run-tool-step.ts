@@ -1,5 +1,5 @@
-import type { Agent, ToolExecutionInput, ToolExecutionResult } from '@dsh/tools-core'
-import type { ToolExecutionMode } from '@dsh/tools-registry'
+import type { ToolExecutionInput, ToolExecutionResult } from '@dsh/tools-core'
+import type { StepBatch } from '@dsh/tools-registry'
 import { InvalidTestOptionError } from './invalid-test-option-error.js'
 import { ScriptedModelError } from './scripted-model-error.js'
 import type {
@@ -7,17 +7,9 @@ import type {
   ScriptedToolCall,
   SessionEvent,
   SessionStep,
-  ToolCallBatch,
   ToolStepOptions,
   ToolStepTarget,
 } from './session-log.js'
-
-interface PlannedBatch {
-  readonly mode: ToolExecutionMode
-  readonly calls: ScriptedToolCall[]
-}
-
-type Settled = { readonly ok: true; readonly value: ToolExecutionResult } | { readonly ok: false; readonly error: unknown }
 
 function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value)
@@ -50,37 +42,6 @@ export function checkCalls(calls: unknown, step: number, usedIds: ReadonlySet<st
   })
 }
 
-/**
- * Groups a step's calls the way the loop runs them: a maximal run of consecutive `parallel` calls is one batch;
- * every `serial` call is a batch of its own. Modes are read once, before anything runs.
- */
-export function planBatches(
-  calls: readonly ScriptedToolCall[],
-  modeOf: (call: ScriptedToolCall) => ToolExecutionMode,
-): PlannedBatch[] {
-  const batches: PlannedBatch[] = []
-  for (const call of calls) {
-    const mode = modeOf(call)
-    const last = batches.at(-1)
-    if (mode === 'parallel' && last?.mode === 'parallel') last.calls.push(call)
-    else batches.push({ mode, calls: [call] })
-  }
-  return batches
-}
-
-function start(target: ToolStepTarget, input: ToolExecutionInput): Promise<Settled> {
-  let pending: Promise<ToolExecutionResult>
-  try {
-    pending = target.execute(input)
-  } catch (error) {
-    pending = Promise.reject(error)
-  }
-  return Promise.resolve(pending).then(
-    (value): Settled => ({ ok: true, value }),
-    (error: unknown): Settled => ({ ok: false, error }),
-  )
-}
-
 function checkStepNumber(step: unknown): number {
   if (step === undefined) return 1
   if (typeof step !== 'number' || !Number.isSafeInteger(step) || step < 1) {
@@ -90,20 +51,21 @@ function checkStepNumber(step: unknown): number {
 }
 
 /**
- * Runs one model turn's tool calls through `tools.execute` as an agent loop does, and records the step.
+ * Runs one model turn's tool calls with the registry's `executeStep` (the production step runner), as an agent
+ * loop does, and records the step.
  *
- * - **Batches.** Each call's mode is read with `tools.executionMode({ name, agent })` before anything runs. A
- *   maximal run of consecutive `parallel` calls forms one batch whose calls run concurrently; a `serial` call runs
- *   alone. Batches run one after another in model order: a serial call starts only after everything before it has
- *   finished, and nothing after it starts before it has finished.
- * - **Events.** For each batch: a `tool/call` event per call (model order), then a `tool/result` event per call in
- *   model order, each appended as soon as its result and every earlier result of the batch are in. The log is
- *   therefore the same whatever order parallel calls finish in.
- * - **Context.** A result's `additionalContext` is held back until every result of the step is in, then appended as
- *   `context/message` events in model order.
+ * - **Batches.** As `executeStep` forms them: a maximal run of consecutive `parallel` calls runs together; a
+ *   `serial` call runs alone; batches run one after another in model order.
+ * - **Events.** For each batch, when the step reaches it: a `tool/call` event per call (model order); then a
+ *   `tool/result` event per call in model order, each appended as soon as its result and every earlier result of
+ *   the step are in. The log is therefore the same whatever order parallel calls finish in.
+ * - **Context.** The step's `additionalContext` (handed back by `executeStep` separately) is appended after every
+ *   result of the step as `context/message` events, in model order.
+ * - **Abort.** Once `signal` fires, calls not started yet end as `ABORTED_BEFORE_DISPATCH` without any policy
+ *   being asked (they still get their `tool/call` and `tool/result` events).
  *
- * Throws {@link ScriptedModelError} when `calls` are malformed (nothing runs then). Rejects only if `tools.execute`
- * does (a real registry never does), after the calls already started have settled.
+ * Throws {@link ScriptedModelError} when `calls` are malformed (nothing runs then). Rejects only if the target's
+ * `executeStep` does (the registry's never does).
  */
 export async function runToolStep(
   tools: ToolStepTarget,
@@ -119,36 +81,32 @@ export async function runToolStep(
     events.push(event)
     onEvent?.(event)
   }
-
-  const planned = planBatches(checked, (call) => tools.executionMode(target(call.name, agent)))
-  const results: ToolExecutionResult[] = []
-  const batches: ToolCallBatch[] = []
-  for (const [index, batch] of planned.entries()) {
-    batches.push(Object.freeze({ mode: batch.mode, callIds: Object.freeze(batch.calls.map((call) => call.id)) }))
-    for (const call of batch.calls) {
-      append({ type: 'tool/call', step, batch: index + 1, mode: batch.mode, callId: call.id, name: call.name, arguments: call.arguments })
-    }
-    const running = batch.calls.map((call) => start(tools, input(call, agent, signal)))
-    for (const [position, pending] of running.entries()) {
-      const settled = await pending
-      if (!settled.ok) {
-        await Promise.all(running)
-        throw settled.error
-      }
-      const call = batch.calls[position]!
-      results.push(settled.value)
-      append({ type: 'tool/result', step, callId: call.id, name: call.name, result: settled.value })
+  let batchNumber = 0
+  const onBatch = (batch: StepBatch): void => {
+    batchNumber++
+    for (const index of batch.calls) {
+      const call = checked[index]!
+      append({ type: 'tool/call', step, batch: batchNumber, mode: batch.mode, callId: call.id, name: call.name, arguments: call.arguments })
     }
   }
+  const onResult = (result: ToolExecutionResult, index: number): void => {
+    const call = checked[index]!
+    append({ type: 'tool/result', step, callId: call.id, name: call.name, result })
+  }
+  const inputs = checked.map((call): ToolExecutionInput => ({ callId: call.id, name: call.name, arguments: call.arguments }))
+  const done = await tools.executeStep(inputs, {
+    ...(agent === undefined ? {} : { agent }),
+    ...(signal === undefined ? {} : { signal }),
+    onBatch,
+    onResult,
+  })
 
   const context: ContextMessageEvent[] = []
-  for (const [index, result] of results.entries()) {
-    const attached = result.additionalContext
-    if (attached === undefined) continue
+  for (const attached of done.additionalContext) {
     const event: ContextMessageEvent = {
       type: 'context/message',
       step,
-      callId: checked[index]!.id,
+      callId: attached.callId,
       content: attached.content,
       ...(attached.source === undefined ? {} : { source: attached.source }),
     }
@@ -159,23 +117,9 @@ export async function runToolStep(
   return Object.freeze({
     step,
     calls: Object.freeze(checked),
-    batches: Object.freeze(batches),
-    results: Object.freeze(results),
+    batches: Object.freeze(done.batches.map((batch) => Object.freeze({ mode: batch.mode, callIds: Object.freeze(batch.calls.map((index) => checked[index]!.id)) }))),
+    results: Object.freeze([...done.results]),
     context: Object.freeze(context),
     events: Object.freeze(events),
   })
-}
-
-function target(name: string, agent: Agent | undefined): { name: string; agent?: Agent } {
-  return agent === undefined ? { name } : { name, agent }
-}
-
-function input(call: ScriptedToolCall, agent: Agent | undefined, signal: AbortSignal | undefined): ToolExecutionInput {
-  return {
-    callId: call.id,
-    name: call.name,
-    arguments: call.arguments,
-    ...(agent === undefined ? {} : { agent }),
-    ...(signal === undefined ? {} : { signal }),
-  }
 }

@@ -1,5 +1,5 @@
-import type { Agent, CallId, ContentBlock, ToolExecutionInput, ToolExecutionResult } from '@dsh/tools-core'
-import type { ToolCallTarget, ToolExecutionMode } from '@dsh/tools-registry'
+import type { Agent, CallId, ContentBlock, ToolExecutionResult } from '@dsh/tools-core'
+import type { ExecuteStepOptions, StepCall, ToolExecutionMode, ToolStepResult } from '@dsh/tools-registry'
 
 /** One tool call as a model emits it: the model's call id, the tool's name, and the parsed JSON arguments. */
 export interface ScriptedToolCall {
@@ -12,19 +12,17 @@ export interface ScriptedToolCall {
 }
 
 /**
- * What the loop needs of the registry: `ctx.tools` (a `ToolRegistry`), or anything with the same `execute` and
- * `executionMode`.
+ * What the loop needs of the registry: `ctx.tools` (a `ToolRegistry`), or anything with the same `executeStep`
+ * (the registry's production step runner, which batches, orders and cancels the calls).
  */
 export interface ToolStepTarget {
-  /** Runs one call through the pipeline. */
-  readonly execute: (input: ToolExecutionInput) => Promise<ToolExecutionResult>
-  /** Whether a call may run together with the step's other parallel-safe calls. */
-  readonly executionMode: (call: ToolCallTarget) => ToolExecutionMode
+  /** Runs one model step's calls. */
+  readonly executeStep: (calls: readonly StepCall[], options?: ExecuteStepOptions) => Promise<ToolStepResult>
 }
 
 /**
- * A call was dispatched to `ctx.tools.execute`. Every call of a batch is announced, in model order, before any
- * result of that batch.
+ * The step reached a call's batch (its calls then start, or, after an abort, end unstarted). Every call of a batch
+ * is announced, in model order, before any result of that batch.
  */
 export interface ToolCallEvent {
   /** The event name, as a harness's session log spells it. */
