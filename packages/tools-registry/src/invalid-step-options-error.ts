@@ -1,5 +1,7 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
+const invalidStepOptionsErrorBrand: symbol = errorBrand('InvalidStepOptionsError')
+
 /**
  * `executeStep` was called with something that is not a step (code `INVALID_CONFIG`): `calls` that is not an array
  * (or whose length cannot be read), or options that are not `{ agent?, signal?, concurrency?, failFast?, onBatch?,
@@ -8,11 +10,11 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
  * A malformed *call* inside a well-formed step is never thrown: it becomes that call's error result.
  */
 export class InvalidStepOptionsError extends DshError {
-  static override readonly brand: symbol = errorBrand('InvalidStepOptionsError')
+  static override readonly brand: symbol = invalidStepOptionsErrorBrand
 
   /** True when `value` is an {@link InvalidStepOptionsError} from any installed copy of this package. */
   static override isInstance(value: unknown): value is InvalidStepOptionsError {
-    return DshError.hasBrand(value, InvalidStepOptionsError.brand)
+    return DshError.hasBrand(value, invalidStepOptionsErrorBrand)
   }
 
   override readonly name: string = 'InvalidStepOptionsError'
