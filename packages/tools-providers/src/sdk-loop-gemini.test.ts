@@ -63,11 +63,27 @@ describe('the @google/genai SDK drives a two-step generateContent loop through e
     expect(parts.map((part) => Object.keys(part))).toEqual([['functionResponse'], ['functionResponse'], ['functionResponse'], ['text']])
     const responses = parts.slice(0, 3).map((part) => part.functionResponse as { name: string; response: Record<string, unknown> })
     expect(responses.map((r) => r.name)).toEqual(['read_file', 'read_file', 'delete_file'])
+    // Gemini sent no call ids, so none is sent back (the ids the parser made are ours, not Gemini's).
+    expect(responses.map((r) => 'id' in r)).toEqual([false, false, false])
     expect(JSON.stringify(responses[0]?.response.output)).toContain('a.txt: hello')
     expect(responses.map((r) => 'error' in r.response)).toEqual([false, true, true])
     expect(JSON.stringify(responses[1]?.response.error)).toContain('path')
     expect(JSON.stringify(responses[2]?.response.error)).toContain(denyReason)
     expect(String(parts[3]?.text)).toContain(readNote)
     expect(steps[0]?.results.map((result) => result.error?.code)).toEqual([undefined, 'INVALID_ARGS', 'DENIED'])
+  })
+
+  it('sends each call id back on its functionResponse when Gemini sent ids', async () => {
+    server = await startReplayServer([
+      { path, body: fixture('gemini-function-calls-with-ids') },
+      { path, body: fixture('gemini-final') },
+    ])
+    const gemini = new GoogleGenAI({ apiKey: 'test-key', apiVersion: 'v1beta', httpOptions: { baseUrl: server.url } })
+    const { steps } = await generateLoop(gemini, world.ctx)
+    expect(server.problems).toEqual([])
+    const sent = (server.requests[1]?.body as { contents: Array<{ parts: Array<Record<string, unknown>> }> }).contents
+    const responses = (sent[2]?.parts ?? []).slice(0, 3).map((part) => part.functionResponse as { id?: string; name: string })
+    expect(responses.map((r) => [r.id, r.name])).toEqual([['fc-read-a', 'read_file'], ['fc-read-b', 'read_file'], ['fc-delete-a', 'delete_file']])
+    expect(steps[0]?.results.map((result) => result.callId)).toEqual(['fc-read-a', 'fc-read-b', 'fc-delete-a'])
   })
 })
