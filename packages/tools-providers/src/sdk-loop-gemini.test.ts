@@ -81,7 +81,7 @@ describe('the @google/genai SDK drives a two-step generateContent loop through e
     const gemini = new GoogleGenAI({ apiKey: 'test-key', apiVersion: 'v1beta', httpOptions: { baseUrl: server.url } })
     const { steps } = await generateLoop(gemini, world.ctx)
     expect(server.problems).toEqual([])
-    const sent = (server.requests[1]?.body as { contents: Array<{ parts: Array<Record<string, unknown>> }> }).contents
+    const sent = (server.requests[1]?.body as { contents: Array<{ parts: Array<Record<string, unknown>> }> } | undefined)?.contents ?? []
     const responses = (sent[2]?.parts ?? []).slice(0, 3).map((part) => part.functionResponse as { id?: string; name: string })
     expect(responses.map((r) => [r.id, r.name])).toEqual([['fc-read-a', 'read_file'], ['fc-read-b', 'read_file'], ['fc-delete-a', 'delete_file']])
     expect(steps[0]?.results.map((result) => result.callId)).toEqual(['fc-read-a', 'fc-read-b', 'fc-delete-a'])
