@@ -1,15 +1,27 @@
-import type { ContentBlock, HookContext, ToolExecutionResult } from '@dsh/tools-core'
+import type { ContentBlock, ToolExecutionResult } from '@dsh/tools-core'
 import { ProviderInputError, readingInput } from './input-error.js'
 import { copyJson, isRecord } from './json-equal.js'
+
+/**
+ * One piece of context to place after a step's results: a `HookContext`, or a `StepContext` of the registry's
+ * `executeStep` (whose `content` is read-only), so `step.additionalContext` goes in as it is.
+ */
+export interface StepContextLike {
+  /** The blocks to place. */
+  readonly content: readonly ContentBlock[]
+  /** Who attached it (not sent to the provider). */
+  readonly source?: string | undefined
+}
 
 /** What every result converter takes besides the results. */
 export interface StepResultsOptions {
   /**
-   * The context to place after all of the step's results (each `HookContext`'s content, in order). Omitted: the
-   * `additionalContext` of each result, in the results' order. Pass it when a step runner handed it back
-   * separately (then the results' own fields are not read, so nothing is placed twice).
+   * The context to place after all of the step's results (each entry's content, in order): `executeStep`'s
+   * `additionalContext` as it is, or `HookContext`s. Omitted: the `additionalContext` of each result, in the
+   * results' order. Pass it when a step runner handed it back separately (then the results' own fields are not
+   * read, so nothing is placed twice).
    */
-  readonly additionalContext?: readonly HookContext[] | undefined
+  readonly additionalContext?: readonly StepContextLike[] | undefined
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string'
