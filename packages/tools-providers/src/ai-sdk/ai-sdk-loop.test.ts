@@ -110,6 +110,20 @@ describe('aiSdkTools in the AI SDK generateText loop', () => {
     expect(ran).toBe(false)
   })
 
+  it('a call the SDK cannot parse (unknown tool, argument text not JSON) is answered by the SDK and never reaches the registry', async () => {
+    const { ctx } = await createRegistry()
+    const seen: string[] = []
+    ctx.tools.on('tools/result', (exec) => void seen.push(exec.callId))
+    const { model, prompts } = scriptedModel([[toolCall('call_x', 'no_such_tool', {}), toolCall('call_y', 'read_file', '{"path": "a.txt"')]])
+    await generateText({ model, tools: aiSdkTools(ctx.tools), prompt: 'go', stopWhen: stepCountIs(3) })
+    const results = toolResultsIn(prompts[1]) as { toolCallId: string; output: { type: string } }[]
+    expect(results.map((result) => [result.toolCallId, result.output.type])).toEqual([
+      ['call_x', 'error-text'],
+      ['call_y', 'error-text'],
+    ])
+    expect(seen).toEqual([])
+  })
+
   it("the SDK's abort signal reaches the tool body", async () => {
     const { ctx } = await createRegistry()
     const controller = new AbortController()
