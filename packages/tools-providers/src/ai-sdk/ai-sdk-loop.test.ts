@@ -1,6 +1,6 @@
 // The real AI SDK loop (generateText with stopWhen) driving registry tools through aiSdkTools, with the SDK's own
 // mock model; each test asserts what the model received on each step, as the SDK encodes it.
-import { generateText, stepCountIs } from 'ai'
+import { generateText, stepCountIs, streamText } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { createRegistry, scriptedModel, toolCall, toolResultsIn } from './ai-sdk-test-kit.js'
 import { aiSdkTools } from './index.js'
@@ -58,7 +58,10 @@ describe('aiSdkTools in the AI SDK generateText loop', () => {
         started.push(exec.callId)
         if (started.length === 2) release()
         // Serial execution would wait here forever for the second call; the fallback turns that into a failure.
-        const overlapped = await Promise.race([bothStarted.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, 20_000, false))])
+        let timer: ReturnType<typeof setTimeout> | undefined
+        const alone = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, 20_000, false)))
+        const overlapped = await Promise.race([bothStarted.then(() => true), alone])
+        clearTimeout(timer)
         return [{ type: 'text', text: `${(args as { path: string }).path}: ${overlapped ? 'overlapped' : 'ran alone'}` }]
       },
     })
@@ -160,5 +163,23 @@ describe('aiSdkTools in the AI SDK generateText loop', () => {
         output: { type: 'content', value: [{ type: 'text', text: 'the screen' }, { type: 'image-data', data: 'iVBORw0KGgo=', mediaType: 'image/png' }] },
       },
     ])
+  })
+
+  it('streamText takes the same set: a denial and a corrected call in the streaming loop', async () => {
+    const { ctx, runs } = await createRegistry()
+    ctx.tools.on('tools/pre-execute', (exec, next) => (exec.name === 'delete_file' ? { kind: 'deny', reason: 'No deleting.' } : next()))
+    const { model, prompts } = scriptedModel([
+      [toolCall('call_del', 'delete_file', { path: 'a.txt' }), toolCall('call_bad', 'read_file', {})],
+      [toolCall('call_ok', 'read_file', { path: 'a.txt' })],
+    ])
+    const stream = streamText({ model, tools: aiSdkTools(ctx.tools), prompt: 'go', stopWhen: stepCountIs(5) })
+    expect(await stream.text).toBe('done')
+    const second = toolResultsIn(prompts[1]) as { toolCallId: string; output: { type: string; value: string } }[]
+    expect(second.map((result) => [result.toolCallId, result.output.type, result.output.value.split(':')[0]])).toEqual([
+      ['call_del', 'error-text', 'Error (DENIED)'],
+      ['call_bad', 'error-text', 'Error (INVALID_ARGS)'],
+    ])
+    expect(toolResultsIn(prompts[2])).toEqual([{ toolCallId: 'call_ok', toolName: 'read_file', output: { type: 'text', value: 'contents of a.txt' } }])
+    expect(runs).toEqual([{ name: 'read_file', callId: 'call_ok', args: { path: 'a.txt' } }])
   })
 })

@@ -1,13 +1,14 @@
 // Test helpers of the AI SDK adapter's tests: a registry with two tools, and a scripted MockLanguageModelV3 that
 // records the prompt it received on every step.
 import { defineTool, ToolRegistry } from '@dsh/tools-registry'
-import { MockLanguageModelV3 } from 'ai/test'
+import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
 import { Context } from 'cordis'
 
 // The provider-spec types, read off the mock (`@ai-sdk/provider` is not a dependency of ours).
 type LanguageModelV3CallOptions = Parameters<MockLanguageModelV3['doGenerate']>[0]
 type LanguageModelV3GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>
 type LanguageModelV3Content = LanguageModelV3GenerateResult['content'][number]
+type StreamPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never
 
 /** A registry with `read_file` (path required) and `delete_file`, recording each body run with its call id. */
 export async function createRegistry(): Promise<{ ctx: Context; runs: { name: string; callId: string; args: unknown }[] }> {
@@ -64,6 +65,19 @@ export function scriptedModel(steps: readonly (readonly LanguageModelV3Content[]
       const content = steps[prompts.length - 1] ?? [{ type: 'text', text: 'done' }]
       const calls = content.some((part) => part.type === 'tool-call')
       return { content: [...content], finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined }, usage, warnings: [] }
+    },
+    // The same script as a stream, for streamText: each step's parts, then its finish.
+    doStream: async (options) => {
+      prompts.push(structuredClone(options.prompt))
+      const content = steps[prompts.length - 1] ?? [{ type: 'text', text: 'done' }]
+      const calls = content.some((part) => part.type === 'tool-call')
+      const parts: StreamPart[] = [{ type: 'stream-start', warnings: [] }]
+      for (const part of content) {
+        if (part.type === 'tool-call') parts.push(part)
+        else if (part.type === 'text') parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' })
+      }
+      parts.push({ type: 'finish', finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: undefined }, usage })
+      return { stream: convertArrayToReadableStream(parts) }
     },
   })
   return { model, prompts }
