@@ -54,6 +54,7 @@ describe.runIf(process.platform === 'linux')('what a command started, beyond its
     expect(tracked.live().sort()).toEqual([...pids].sort())
     expect(tracked.signal('SIGKILL')).toBe(2)
     await waitFor(() => pids.every((job) => !isProcessAlive(job)))
+    await waitFor(() => tracked.live().length === 0) // the shell itself may still be exiting for a moment
     expect(tracked.live()).toEqual([])
   })
 
@@ -67,6 +68,8 @@ describe.runIf(process.platform === 'linux')('what a command started, beyond its
     expect(tracked.signal('SIGKILL')).toBeGreaterThanOrEqual(3)
     await exited
     await waitFor(() => !isProcessAlive(escaped))
+    // SIGKILL is delivered asynchronously: the subshell and the shell may still be exiting for a moment.
+    await waitFor(() => tracked.live().length === 0)
     expect(tracked.live()).toEqual([])
   })
 
