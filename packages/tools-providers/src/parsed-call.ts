@@ -59,11 +59,16 @@ export function acceptedCall(raw: RawCall, name: string, args: unknown, options:
   return Object.freeze({ ok: true, callId: raw.callId, name, providerCallId: raw.providerCallId, input })
 }
 
-/** The `PROVIDER_MALFORMED_CALL` result for a call, with a text that says what to send instead. */
-export function malformedCall(raw: RawCall, problem: string): ParsedToolCall {
+const resendArguments = "send the call again with its arguments as one JSON object that matches the tool's parameters"
+
+/**
+ * The `PROVIDER_MALFORMED_CALL` result for a call, with a text that says what was wrong and what to send instead
+ * (by default: the arguments as one JSON object).
+ */
+export function malformedCall(raw: RawCall, problem: string, advice: string = resendArguments): ParsedToolCall {
   const name = typeof raw.name === 'string' ? raw.name : ''
   const which = name === '' ? 'Your tool call' : `Your call to "${name}"`
-  const text = `${which} did not run: ${problem}. Nothing was executed; send the call again with its arguments as one JSON object that matches the tool's parameters.`
+  const text = `${which} did not run: ${problem}. Nothing was executed; ${advice}.`
   const result: ToolExecutionResult = Object.freeze({
     callId: raw.callId,
     content: Object.freeze([Object.freeze({ type: 'text' as const, text })]) as unknown as ToolExecutionResult['content'],
@@ -87,4 +92,28 @@ export function describeJsonType(value: unknown): string {
   if (typeof value === 'string') return `a string`
   if (typeof value === 'object') return 'an object'
   return `a ${typeof value}`
+}
+
+/**
+ * The error result of a call whose provider id repeats the id of an earlier call of the same step: it does not run
+ * (no policy, no listener sees it). Two calls under one id could not be told apart by the registry's events, by an
+ * approval or by the model reading the answers, so only the first one runs.
+ */
+export function repeatedIdCall(raw: RawCall, id: string): ParsedToolCall {
+  return malformedCall(raw, `its id ${JSON.stringify(id)} is the id of an earlier call in the same turn, so their results could not be told apart`, 'if it is still needed, send it again in your next turn')
+}
+
+/**
+ * Applies {@link repeatedIdCall} to every call whose id repeats an earlier one's (for providers that answer by id:
+ * the repeated call keeps the shared id, and the result converters put every answer to one id into one reply).
+ */
+export function refuseRepeatedIds(calls: ParsedToolCall[]): ParsedToolCall[] {
+  const seen = new Set<string>()
+  return calls.map((call) => {
+    if (!seen.has(call.callId)) {
+      seen.add(call.callId)
+      return call
+    }
+    return repeatedIdCall({ callId: call.callId, providerCallId: call.providerCallId, name: call.name }, call.callId)
+  })
 }

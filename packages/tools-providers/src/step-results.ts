@@ -61,8 +61,39 @@ export function readStep(
   results: unknown,
   options: StepResultsOptions | undefined,
   what: string,
+  answers: 'one per call id' | 'one per result' = 'one per call id',
 ): { results: readonly ToolExecutionResult[]; context: readonly ContentBlock[] } {
-  return readingInput(what, () => readStepUnguarded(results, options, what))
+  return readingInput(what, () => {
+    const step = readStepUnguarded(results, options, what)
+    return answers === 'one per result' ? step : { results: oneAnswerPerId(step.results), context: step.context }
+  })
+}
+
+/**
+ * One result per call id, in the order of each id's first result. A provider that answers calls by id takes one
+ * answer per id, so when the model gave two calls one id (the later one is refused by the call parsers), their
+ * results go into one answer: a line saying so, then each result under its own heading, in order. The answer is an
+ * error only when every result in it is one.
+ */
+function oneAnswerPerId(results: readonly ToolExecutionResult[]): readonly ToolExecutionResult[] {
+  const byId = new Map<string, ToolExecutionResult[]>()
+  for (const result of results) {
+    const group = byId.get(result.callId)
+    if (group === undefined) byId.set(result.callId, [result])
+    else group.push(result)
+  }
+  if (byId.size === results.length) return results
+  return [...byId.values()].map((group) => (group.length === 1 ? group[0]! : mergedAnswer(group)))
+}
+
+function mergedAnswer(group: readonly ToolExecutionResult[]): ToolExecutionResult {
+  const callId = group[0]!.callId
+  const content: ContentBlock[] = [{ type: 'text', text: `${group.length} calls in this turn had the id ${JSON.stringify(callId)}; their results follow, in the order of the calls.` }]
+  group.forEach((result, index) => {
+    const heading = `Call ${index + 1} of ${group.length}${result.isError ? `: ${errorHeading(result)}` : ':'}`
+    content.push({ type: 'text', text: heading }, ...result.content)
+  })
+  return { callId, isError: group.every((result) => result.isError), content }
 }
 
 function readStepUnguarded(
@@ -72,7 +103,6 @@ function readStepUnguarded(
 ): { results: readonly ToolExecutionResult[]; context: readonly ContentBlock[] } {
   if (!Array.isArray(results)) throw new ProviderInputError(`${what} expects an array of tool execution results`)
   if (options !== undefined && !isRecord(options)) throw new ProviderInputError(`${what}: options must be an object`)
-  const seen = new Set<string>()
   // Each field is read once into a detached copy, then checked: a getter cannot pass the check and hand the
   // conversion something else afterwards.
   const checked = results.map((result: unknown, index): ToolExecutionResult => {
@@ -81,8 +111,6 @@ function readStepUnguarded(
     if (!isString(callId) || typeof isError !== 'boolean') {
       throw new ProviderInputError(`${what}: result ${index} is not a tool execution result ({ callId, content, isError })`)
     }
-    if (seen.has(callId)) throw new ProviderInputError(`${what}: two results answer the call ${JSON.stringify(callId)}`)
-    seen.add(callId)
     const copy: ToolExecutionResult = { callId, isError, content: [...checkContent(copyJson(content), `${what}: result ${index} content`)] }
     if (isRecord(error)) copy.error = copyJson(error) as NonNullable<ToolExecutionResult['error']>
     if (additionalContext !== undefined) copy.additionalContext = copyJson(additionalContext) as NonNullable<ToolExecutionResult['additionalContext']>

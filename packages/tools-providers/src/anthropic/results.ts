@@ -24,7 +24,9 @@ function anthropicBlock(block: ContentBlock): Block {
  *
  * @param results - the step's results, in the model's order
  * @param options - the additional context, when a step runner handed it back separately
- * @throws {@link ProviderInputError} when a result is not a tool execution result or two answer one call.
+ * When two results answer one call id (the model gave two calls one id, and the call parsers refused the later
+ * one), they go into one answer for that id, each under its own heading.
+ * @throws {@link ProviderInputError} when a result is not a tool execution result.
  */
 export function toAnthropicMessage(results: readonly ToolExecutionResult[], options?: StepResultsOptions): AnthropicToolResultMessage {
   const step = readStep(results, options, 'toAnthropicMessage')

@@ -1,7 +1,7 @@
 import type { ToolSchema } from '@dsh/tools-core'
 import { assertOptionsObject, ProviderInputError, readingInput } from '../input-error.js'
 import { copyJson, isRecord } from '../json-equal.js'
-import { acceptedCall, describeJsonType, malformedCall, nameProblem, type ParseCallsOptions, type ParsedToolCall, type RawCall } from '../parsed-call.js'
+import { acceptedCall, describeJsonType, malformedCall, nameProblem, refuseRepeatedIds, type ParseCallsOptions, type ParsedToolCall, type RawCall } from '../parsed-call.js'
 import type { SchemaIssue } from '../schema-issue.js'
 import { buildToolList, type ProfileFallback } from '../tool-list.js'
 import { ANTHROPIC_TOOL_NAME } from '../tool-names.js'
@@ -76,5 +76,5 @@ function parseToolUse(content: unknown, options: unknown): ParsedToolCall[] {
     else if (!isRecord(input)) calls.push(malformedCall(raw, `its input is ${describeJsonType(input)}, not a JSON object`))
     else calls.push(acceptedCall(raw, raw.name as string, input, options as ParseCallsOptions))
   })
-  return calls
+  return refuseRepeatedIds(calls)
 }

@@ -22,7 +22,7 @@ function inlineData(block: ContentBlock): GeminiInlineData | undefined {
  * @param results - the step's results, in the model's order
  * @param calls - the parsed calls of the step (from `parseCalls`): each result is matched to its call by `callId`
  * @param options - the additional context, when a step runner handed it back separately
- * @throws {@link ProviderInputError} when a result is malformed, two answer one call, or one answers no call.
+ * @throws {@link ProviderInputError} when a result is malformed or answers no call given.
  */
 export function toGeminiContent(results: readonly ToolExecutionResult[], calls: readonly ParsedToolCall[], options?: StepResultsOptions): GeminiContent {
   return readingInput('toGeminiContent', () => geminiContent(results, calls, options))
@@ -30,16 +30,19 @@ export function toGeminiContent(results: readonly ToolExecutionResult[], calls: 
 
 function geminiContent(results: readonly ToolExecutionResult[], calls: readonly ParsedToolCall[], options: StepResultsOptions | undefined): GeminiContent {
   const what = 'toGeminiContent'
-  const step = readStep(results, options, what)
+  // Gemini answers calls by position: one functionResponse per result, never merged.
+  const step = readStep(results, options, what, 'one per result')
   if (!Array.isArray(calls)) throw new ProviderInputError(`${what} expects the step's parsed calls as its second argument`)
-  const byId = new Map<string, ParsedToolCall>()
+  // The calls under each id, in order: the n-th result for an id answers the n-th call with it.
+  const byId = new Map<string, ParsedToolCall[]>()
   for (const call of calls as unknown[]) {
     if (typeof call !== 'object' || call === null || typeof (call as ParsedToolCall).callId !== 'string') throw new ProviderInputError(`${what}: a call is not a parsed call`)
-    byId.set((call as ParsedToolCall).callId, call as ParsedToolCall)
+    const id = (call as ParsedToolCall).callId
+    byId.set(id, [...(byId.get(id) ?? []), call as ParsedToolCall])
   }
   const parts: GeminiPart[] = step.results.map((result): GeminiPart => {
-    const call = byId.get(result.callId)
-    if (call === undefined) throw new ProviderInputError(`${what}: the result for ${JSON.stringify(result.callId)} answers none of the calls given`)
+    const call = byId.get(result.callId)?.shift()
+    if (call === undefined) throw new ProviderInputError(`${what}: the result for ${JSON.stringify(result.callId)} answers none of the calls given (or more results than calls have that id)`)
     const lines = result.isError ? [errorHeading(result)] : []
     const media: { inlineData: GeminiInlineData }[] = []
     for (const block of result.content) {

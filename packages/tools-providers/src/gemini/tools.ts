@@ -1,7 +1,7 @@
 import type { ToolSchema } from '@dsh/tools-core'
 import { assertOptionsObject, ProviderInputError, readingInput } from '../input-error.js'
 import { copyJson, isRecord } from '../json-equal.js'
-import { acceptedCall, describeJsonType, malformedCall, nameProblem, type ParseCallsOptions, type ParsedToolCall, type RawCall } from '../parsed-call.js'
+import { acceptedCall, describeJsonType, malformedCall, nameProblem, repeatedIdCall, type ParseCallsOptions, type ParsedToolCall, type RawCall } from '../parsed-call.js'
 import type { SchemaIssue } from '../schema-issue.js'
 import { buildToolList, type BuiltToolList, type ProfileFallback } from '../tool-list.js'
 import { GEMINI_TOOL_NAME } from '../tool-names.js'
@@ -103,18 +103,33 @@ function parseFunctionCalls(source: unknown, options: unknown): ParsedToolCall[]
   if (typeof makeCallId !== 'function') throw new ProviderInputError(`${what}: makeCallId must be a function`)
   if (!Array.isArray(source)) throw new ProviderInputError(`${what} expects the content's parts or response.functionCalls`)
   const calls: ParsedToolCall[] = []
+  const taken = new Set<string>()
+  const providerIds = new Set<string>()
+  // A generated id is made unique in the step (a suffix when makeCallId repeats itself or a provider id).
+  const generatedId = (): string => {
+    const base = makeCallId(calls.length)
+    if (typeof base !== 'string' || base === '') throw new ProviderInputError(`${what}: makeCallId returned ${JSON.stringify(base)}, not a non-empty string`)
+    let id = base
+    for (let n = 2; taken.has(id); n++) id = `${base}-${n}`
+    return id
+  }
   source.forEach((entry: unknown, index) => {
     if (!isRecord(entry)) throw new ProviderInputError(`${what}: element ${index} is not an object`)
     const call = Object.hasOwn(entry, 'functionCall') ? entry['functionCall'] : Object.hasOwn(entry, 'name') ? entry : undefined
     if (call === undefined) return
     if (!isRecord(call)) throw new ProviderInputError(`${what}: the functionCall of part ${index} is not an object`)
     const providerCallId = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : undefined
-    const callId = providerCallId ?? makeCallId(calls.length)
-    if (typeof callId !== 'string' || callId === '') throw new ProviderInputError(`${what}: makeCallId returned ${JSON.stringify(callId)}, not a non-empty string`)
+    // Gemini answers calls by position, so a repeated id needs no shared answer: the repeated call gets an id of
+    // its own inside the step (its functionResponse still carries Gemini's id) and is refused.
+    const repeated = providerCallId !== undefined && providerIds.has(providerCallId)
+    const callId = providerCallId !== undefined && !taken.has(providerCallId) ? providerCallId : generatedId()
+    if (providerCallId !== undefined) providerIds.add(providerCallId)
+    taken.add(callId)
     const raw: RawCall = { callId, providerCallId, name: call['name'] }
     const badName = nameProblem(raw.name)
     const args = call['args'] ?? {}
-    if (badName !== undefined) calls.push(malformedCall(raw, badName))
+    if (repeated && providerCallId !== undefined) calls.push(repeatedIdCall(raw, providerCallId))
+    else if (badName !== undefined) calls.push(malformedCall(raw, badName))
     else if (!isRecord(args)) calls.push(malformedCall(raw, `its args are ${describeJsonType(args)}, not a JSON object`))
     else calls.push(acceptedCall(raw, raw.name as string, args, options as ParseCallsOptions))
   })

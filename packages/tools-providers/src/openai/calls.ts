@@ -1,7 +1,7 @@
 import { ProviderInputError } from '../input-error.js'
 import { isRecord } from '../json-equal.js'
 import { parseArgumentsJson } from '../lossless-json.js'
-import { acceptedCall, describeJsonType, malformedCall, nameProblem, type ParseCallsOptions, type ParsedToolCall, type RawCall } from '../parsed-call.js'
+import { acceptedCall, describeJsonType, malformedCall, nameProblem, refuseRepeatedIds, type ParseCallsOptions, type ParsedToolCall, type RawCall } from '../parsed-call.js'
 import { removeOmittedNulls } from '../remove-omitted-nulls.js'
 import type { BuiltTool } from '../tool-list.js'
 
@@ -30,7 +30,7 @@ export function parseChatCalls(toolCalls: unknown, tools: ReadonlyMap<string, Bu
   checkOptions(options, what)
   if (toolCalls === null || toolCalls === undefined) return []
   if (!Array.isArray(toolCalls)) throw new ProviderInputError(`${what} expects the message's tool_calls array`)
-  return toolCalls.map((call: unknown, index) => {
+  return refuseRepeatedIds(toolCalls.map((call: unknown, index) => {
     if (!isRecord(call) || typeof call['id'] !== 'string') throw new ProviderInputError(`${what}: tool call ${index} is not a tool call with a string id`)
     const fn = call['function']
     const raw: RawCall = { callId: call['id'], providerCallId: call['id'], name: isRecord(fn) ? fn['name'] : undefined }
@@ -39,7 +39,7 @@ export function parseChatCalls(toolCalls: unknown, tools: ReadonlyMap<string, Bu
       return malformedCall({ ...raw, name: custom }, `it is a ${JSON.stringify(call['type'])} tool call, and only function tools are defined here`)
     }
     return parseTextCall(raw, fn['arguments'], tools, options)
-  })
+  }))
 }
 
 /** See `OpenAITools.parseResponsesCalls`. */
@@ -55,5 +55,5 @@ export function parseResponsesCalls(output: unknown, tools: ReadonlyMap<string, 
     const raw: RawCall = { callId: item['call_id'], providerCallId: item['call_id'], name: item['name'] }
     calls.push(parseTextCall(raw, item['arguments'], tools, options))
   })
-  return calls
+  return refuseRepeatedIds(calls)
 }

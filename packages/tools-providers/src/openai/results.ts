@@ -36,7 +36,9 @@ function chatMedia(block: ContentBlock): ChatMediaPart | undefined {
  *
  * @param results - the step's results, in the model's order
  * @param options - the additional context, when a step runner handed it back separately
- * @throws {@link ProviderInputError} when a result is not a tool execution result or two answer one call.
+ * When two results answer one call id (the model gave two calls one id, and the call parsers refused the later
+ * one), they go into one answer for that id, each under its own heading.
+ * @throws {@link ProviderInputError} when a result is not a tool execution result.
  */
 export function toOpenAIChatMessages(results: readonly ToolExecutionResult[], options?: StepResultsOptions): OpenAIChatMessage[] {
   const step = readStep(results, options, 'toOpenAIChatMessages')
@@ -85,7 +87,9 @@ function responsesPart(block: ContentBlock): ResponsesPart {
  *
  * @param results - the step's results, in the model's order
  * @param options - the additional context, when a step runner handed it back separately
- * @throws {@link ProviderInputError} when a result is not a tool execution result or two answer one call.
+ * When two results answer one call id (the model gave two calls one id, and the call parsers refused the later
+ * one), they go into one answer for that id, each under its own heading.
+ * @throws {@link ProviderInputError} when a result is not a tool execution result.
  */
 export function toOpenAIResponsesInput(results: readonly ToolExecutionResult[], options?: StepResultsOptions): OpenAIResponsesInputItem[] {
   const step = readStep(results, options, 'toOpenAIResponsesInput')
