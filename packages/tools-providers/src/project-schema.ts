@@ -1,6 +1,7 @@
 import { describeJsonPath } from '@dsh/tools-core'
 import { branchesAreDisjoint } from './branch-match.js'
 import { copyJson, isRecord, setOwn } from './json-equal.js'
+import { openaiStrictLimitProblems } from './openai-strict-limits.js'
 import { PROFILE_RULES, type ProfileRules } from './profile-rules.js'
 import type { SchemaIssue, SchemaIssueKind, SchemaProfile } from './schema-issue.js'
 
@@ -42,7 +43,10 @@ export function projectSchema(schema: unknown, profile: SchemaProfile, tool: str
   }
   const issues: SchemaIssue[] = []
   const walker = new Walker(rules, tool, issues)
-  return { schema: walker.root(schema), issues }
+  const projected = walker.root(schema)
+  // The size limits apply to what is sent, so they are measured on the projection (nullable wrappers included).
+  if (profile === 'openai-strict') for (const problem of openaiStrictLimitProblems(projected)) walker.report('unsupported', problem.path, problem.keyword, problem.detail)
+  return { schema: projected, issues }
 }
 
 class Walker {
