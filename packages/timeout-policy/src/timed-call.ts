@@ -1,6 +1,6 @@
 import type { ToolExecution, ToolExecutionResult } from '@dsh/tools-core'
 import type { LateSettlement } from './events.js'
-import { abortIsolated, listenForAbort, signalReason } from './isolated-abort.js'
+import { abortIsolated, listenForAbort, signalReason } from '@dsh/tools-core'
 import { abandonedResult, lateResult, timeoutResult } from './timeout-results.js'
 import { ToolTimeoutError } from './tool-timeout-error.js'
 

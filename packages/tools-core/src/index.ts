@@ -1,3 +1,11 @@
+export {
+  abortIsolated,
+  isAbortSignal,
+  listenForAbort,
+  signalAborted,
+  signalReason,
+  type AbortListenerReport,
+} from './abort-signals.js'
 export type { AgentInjectOptions, Agent } from './agent.js'
 export type { ToolApprovalOutcome, ToolApprovalRequest, ToolApprovalService } from './approval.js'
 export type {

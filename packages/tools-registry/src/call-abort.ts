@@ -1,4 +1,4 @@
-import { abortIsolated, listenForAbort, signalAborted, signalReason } from './signals.js'
+import { abortIsolated, listenForAbort, signalAborted, signalReason } from '@dsh/tools-core'
 
 /** What a stage raced against the caller's abort resolves to when the caller aborted first. */
 export const ABORTED: unique symbol = Symbol('aborted')

@@ -6,7 +6,7 @@ import { describeThrown, describeValue, quote } from './describe-value.js'
 import { PipelineExecution } from './execution.js'
 import { FieldReadError, readOwn } from './own-field.js'
 import { invalidCall, nonJson } from './results.js'
-import { isAbortSignal } from './signals.js'
+import { isAbortSignal } from '@dsh/tools-core'
 
 /** A call read from its input: the execution, or the execution and the result it already failed with. */
 export interface Started {

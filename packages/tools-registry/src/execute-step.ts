@@ -3,7 +3,7 @@ import type { Agent, ToolExecutionInput, ToolExecutionResult, ToolExecutionToken
 import { describeThrown, quote } from './describe-value.js'
 import type { ExecutionPipeline } from './pipeline.js'
 import { aborted, HARNESS_FAULT, materialize, toolFailed } from './results.js'
-import { listenForAbort, signalAborted, signalReason } from './signals.js'
+import { listenForAbort, signalAborted, signalReason } from '@dsh/tools-core'
 import { readStepCalls, readStepOptions, type StepEntry, type StepSettings } from './step-input.js'
 import type { StepBatch, StepContext, ToolStepResult } from './step-types.js'
 import type { ToolCatalog } from './tool-catalog.js'

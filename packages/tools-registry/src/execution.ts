@@ -7,7 +7,7 @@ import {
 } from '@dsh/tools-core'
 import { ABORTED, CallAbort } from './call-abort.js'
 import { describeValue } from './describe-value.js'
-import { isAbortSignal, signalAborted, signalReason } from './signals.js'
+import { isAbortSignal, signalAborted, signalReason } from '@dsh/tools-core'
 
 const POLICY = 0
 const DISPATCH = 1

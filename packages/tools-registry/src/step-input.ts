@@ -6,7 +6,7 @@ import { describeThrown, describeValue } from './describe-value.js'
 import { InvalidStepOptionsError } from './invalid-step-options-error.js'
 import { FieldReadError, isArray, ownLength, readOwn } from './own-field.js'
 import { invalidCall, materialize, readResult } from './results.js'
-import { isAbortSignal } from './signals.js'
+import { isAbortSignal } from '@dsh/tools-core'
 import type { StepBatch } from './step-types.js'
 
 /** The options, checked. */

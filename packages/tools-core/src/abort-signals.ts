@@ -1,5 +1,5 @@
-// Every use the registry makes of an AbortSignal it did not create goes through the functions here: the methods are
-// the platform's own, captured when the module loads, so a signal whose own properties were replaced (or whose
+// Every use a dsh package makes of an AbortSignal it did not create goes through the functions here: the methods
+// are the platform's own, captured when the module loads, so a signal whose own properties were replaced (or whose
 // prototype was) cannot run code of its own through them, and nothing here throws.
 
 const abortedGetter = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get
@@ -11,6 +11,8 @@ const apply = Reflect.apply
 /**
  * True when `value` is a real `AbortSignal` (the platform's brand check: `AbortSignal.prototype`'s own `aborted`
  * getter accepts it). Look-alikes (an object with `aborted` and `addEventListener`) and polyfills are not.
+ *
+ * @param value - anything
  */
 export function isAbortSignal(value: unknown): value is AbortSignal {
   if (typeof value !== 'object' || value === null || abortedGetter === undefined) return false
@@ -21,7 +23,12 @@ export function isAbortSignal(value: unknown): value is AbortSignal {
   }
 }
 
-/** Whether `signal` has fired, read through the platform's getter. `false` when it cannot be read. */
+/**
+ * Whether `signal` has fired, read through the platform's getter (a replaced `aborted` property is not consulted).
+ * `false` when it cannot be read.
+ *
+ * @param signal - a real `AbortSignal` ({@link isAbortSignal})
+ */
 export function signalAborted(signal: AbortSignal): boolean {
   try {
     return abortedGetter !== undefined && apply(abortedGetter, signal, []) === true
@@ -30,7 +37,11 @@ export function signalAborted(signal: AbortSignal): boolean {
   }
 }
 
-/** The reason of a fired `signal`, read through the platform's getter (what the read threw, if it threw). */
+/**
+ * The reason of a fired `signal`, read through the platform's getter; what the read threw, if it threw.
+ *
+ * @param signal - a real `AbortSignal` ({@link isAbortSignal})
+ */
 export function signalReason(signal: AbortSignal): unknown {
   try {
     return reasonGetter === undefined ? undefined : apply(reasonGetter, signal, [])
@@ -40,8 +51,13 @@ export function signalReason(signal: AbortSignal): unknown {
 }
 
 /**
- * Listens once for `signal`'s abort with the platform's `addEventListener`, and returns the removal (which never
- * throws). Throws when the signal refuses the listener; callers treat that signal as unusable.
+ * Listens once for `signal`'s abort with the platform's own `addEventListener` (a signal whose own methods were
+ * replaced runs none of them), and returns the removal, which never throws.
+ *
+ * @param signal - a real `AbortSignal` ({@link isAbortSignal})
+ * @param listener - called once, when the signal fires
+ * @returns the function that removes the listener
+ * @throws what the platform throws when the signal refuses the listener; treat that signal as unusable.
  */
 export function listenForAbort(signal: AbortSignal, listener: () => void): () => void {
   apply(addListener, signal, ['abort', listener, { once: true }])
@@ -49,27 +65,32 @@ export function listenForAbort(signal: AbortSignal, listener: () => void): () =>
     try {
       apply(removeListener, signal, ['abort', listener])
     } catch {
-      // A signal that cannot even remove a listener holds nothing of ours that could fire twice: `once` above.
+      // Nothing to undo that could fire twice: the listener was added with `once`.
     }
   }
 }
 
 /** What a window of {@link abortIsolated} reports a listener's exception to. */
-type Report = (error: unknown) => void
+export type AbortListenerReport = (error: unknown) => void
 
-const windows: Report[] = []
-/** The host's own `uncaughtException` listeners, set aside while a window is open. */
-let setAside: Array<(...args: unknown[]) => void> = []
+type HostListener = (...args: unknown[]) => void
+
+// The open windows of this copy of the module. Windows open and close in the next-tick queue around each abort, so
+// they nest (an abort inside a listener of another, from this copy or from another copy of the package) and never
+// interleave: an inner window sets the outer one's listener aside and puts it back before the outer one closes.
+const windows: AbortListenerReport[] = []
+/** The listeners set aside while this copy's outermost window is open (the host's, or an outer copy's). */
+let setAside: HostListener[] = []
 
 function swallow(error: unknown): void {
   windows[windows.length - 1]?.(error)
 }
 
-function openWindow(report: Report): void {
+function openWindow(report: AbortListenerReport): void {
   if (windows.length === 0) {
     // The host's listeners (a logger that exits, a test runner that fails the run) must not see an exception that
     // is reported instead: they are set aside for the window, in order, and put back when it closes.
-    setAside = process.rawListeners('uncaughtException') as Array<(...args: unknown[]) => void>
+    setAside = process.rawListeners('uncaughtException') as HostListener[]
     process.removeAllListeners('uncaughtException')
     process.on('uncaughtException', swallow)
   }
@@ -91,13 +112,17 @@ function closeWindow(): void {
  * signal derived with `AbortSignal.any`) by rethrowing it from `process.nextTick`, as an uncaught exception, which
  * ends the process. Those rethrows are queued while `abort()` runs, so they run in the next-tick queue between a
  * tick queued just before the abort and one queued just after it: for exactly that window an `uncaughtException`
- * listener hands them to `report` instead (the host's own `uncaughtException` listeners are set aside meanwhile, so
- * a handler that exits the process does not see them either). Any other exception, before or after, stays uncaught
- * as it was. Where
- * there is no `process` (a browser), the abort is plain.
+ * listener hands them to `report` instead, and the host's own `uncaughtException` listeners are set aside
+ * meanwhile (so a handler that exits the process does not see them either). Any other exception, before or after,
+ * stays as uncaught as it was. Windows nest (an abort inside a listener of another, also across two copies of this
+ * package in one process). Where there is no `process` (a browser), the abort is plain.
+ *
+ * @param controller - the controller to abort
+ * @param reason - the abort reason
+ * @param report - receives each exception a listener threw; an exception of `report` itself is dropped
  */
-export function abortIsolated(controller: AbortController, reason: unknown, report: Report): void {
-  const safeReport: Report = (error) => {
+export function abortIsolated(controller: AbortController, reason: unknown, report: AbortListenerReport): void {
+  const safeReport: AbortListenerReport = (error) => {
     try {
       report(error)
     } catch {
@@ -105,20 +130,12 @@ export function abortIsolated(controller: AbortController, reason: unknown, repo
     }
   }
   const ticks = typeof process === 'object' && process !== null && typeof process.nextTick === 'function'
-  if (!ticks) {
-    try {
-      controller.abort(reason)
-    } catch (error) {
-      safeReport(error)
-    }
-    return
-  }
-  process.nextTick(openWindow, safeReport)
+  if (ticks) process.nextTick(openWindow, safeReport)
   try {
     controller.abort(reason)
   } catch (error) {
     safeReport(error)
   } finally {
-    process.nextTick(closeWindow)
+    if (ticks) process.nextTick(closeWindow)
   }
 }
