@@ -1,34 +1,23 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { ToolStepResult } from '@dsh/tools-registry'
 import type { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { anthropicTools, toAnthropicMessage } from './anthropic/index.js'
-import { denyReason, fixture, loopContext, readNote, textOf } from './test-support/loop-tools.js'
-import { startReplayServer, type ReplayResponse, type ReplayServer } from './test-support/replay-server.js'
+import { loopPrompt, useLoopHarness } from './test-support/loop-harness.js'
+import { denyReason, fixture, readNote, textOf } from './test-support/loop-tools.js'
+import type { ReplayResponse } from './test-support/replay-server.js'
 
-const prompt = 'Read a.txt and b.txt, then delete a.txt.'
-let server: ReplayServer | undefined
-let world: Awaited<ReturnType<typeof loopContext>>
-
-beforeEach(async () => {
-  world = await loopContext()
-})
-
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-  await world.dispose()
-})
+const loop = useLoopHarness()
 
 async function client(script: readonly ReplayResponse[]): Promise<Anthropic> {
-  server = await startReplayServer(script)
+  const server = await loop.serve(script)
   return new Anthropic({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0 })
 }
 
 /** Model call, our parser, executeStep, our tool_result message, until the model stops calling. */
 async function messagesLoop(anthropic: Anthropic, ctx: Context) {
   const tools = anthropicTools(ctx.tools.schemas())
-  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: prompt }]
+  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: loopPrompt }]
   const steps: ToolStepResult[] = []
   for (let turn = 0; turn < 4; turn++) {
     const reply = await anthropic.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 1024, messages, tools: tools.tools })
@@ -48,16 +37,16 @@ describe('the Anthropic SDK drives a two-step Messages loop through executeStep'
       { path: '/v1/messages', body: fixture('anthropic-tool-use') },
       { path: '/v1/messages', body: fixture('anthropic-final') },
     ])
-    const { tools, steps, reply } = await messagesLoop(anthropic, world.ctx)
-    expect(server?.problems).toEqual([])
+    const { tools, steps, reply } = await messagesLoop(anthropic, loop.world.ctx)
+    expect(loop.server.problems).toEqual([])
     expect(reply.stop_reason).toBe('end_turn')
     expect(textOf(reply.content)).toBe('a.txt says hello. My call for b.txt had a number for its path, and deleting a.txt was denied.')
-    expect(world.deleted).toEqual([])
+    expect(loop.world.deleted).toEqual([])
 
-    const [first, second] = (server?.requests ?? []).map((request) => request.body as Record<string, unknown>)
+    const [first, second] = loop.server.requests.map((request) => request.body as Record<string, unknown>)
     expect(first?.tools).toEqual(tools.tools)
     expect(first?.tools).toMatchObject([{ name: 'read_file', input_schema: { type: 'object' } }, { name: 'delete_file' }])
-    expect(first?.messages).toEqual([{ role: 'user', content: prompt }])
+    expect(first?.messages).toEqual([{ role: 'user', content: loopPrompt }])
 
     const sent = second?.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>
     expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user'])
@@ -77,8 +66,8 @@ describe('the Anthropic SDK drives a two-step Messages loop through executeStep'
 
   it('stops on a refusal (stop_reason "refusal", no content) without running anything', async () => {
     const anthropic = await client([{ path: '/v1/messages', body: fixture('anthropic-refusal') }])
-    const { steps, reply } = await messagesLoop(anthropic, world.ctx)
-    expect(server?.requests).toHaveLength(1)
+    const { steps, reply } = await messagesLoop(anthropic, loop.world.ctx)
+    expect(loop.server.requests).toHaveLength(1)
     expect(reply.stop_reason).toBe('refusal')
     expect(steps).toEqual([])
   })

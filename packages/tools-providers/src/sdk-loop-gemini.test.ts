@@ -1,30 +1,18 @@
 import type { ToolStepResult } from '@dsh/tools-registry'
 import { GoogleGenAI, type Content } from '@google/genai'
 import type { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { geminiTools, toGeminiContent } from './gemini/index.js'
-import { denyReason, fixture, loopContext, readNote } from './test-support/loop-tools.js'
-import { startReplayServer, type ReplayServer } from './test-support/replay-server.js'
+import { loopPrompt, useLoopHarness } from './test-support/loop-harness.js'
+import { denyReason, fixture, readNote } from './test-support/loop-tools.js'
 
-const prompt = 'Read a.txt and b.txt, then delete a.txt.'
 const path = '/v1beta/models/gemini-2.5-flash:generateContent'
-let server: ReplayServer | undefined
-let world: Awaited<ReturnType<typeof loopContext>>
-
-beforeEach(async () => {
-  world = await loopContext()
-})
-
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-  await world.dispose()
-})
+const loop = useLoopHarness()
 
 /** Model call, our parser, executeStep, our functionResponse content, until the model stops calling. */
 async function generateLoop(gemini: GoogleGenAI, ctx: Context) {
   const tools = geminiTools(ctx.tools.schemas())
-  const contents: Content[] = [{ role: 'user', parts: [{ text: prompt }] }]
+  const contents: Content[] = [{ role: 'user', parts: [{ text: loopPrompt }] }]
   const steps: ToolStepResult[] = []
   for (let turn = 0; turn < 4; turn++) {
     const response = await gemini.models.generateContent({ model: 'gemini-2.5-flash', contents, config: { tools: tools.tools } })
@@ -42,15 +30,15 @@ async function generateLoop(gemini: GoogleGenAI, ctx: Context) {
 
 describe('the @google/genai SDK drives a two-step generateContent loop through executeStep', () => {
   it('sends parametersJsonSchema declarations, then every functionResponse in call order, then the context', async () => {
-    server = await startReplayServer([
+    const server = await loop.serve([
       { path, body: fixture('gemini-function-calls') },
       { path, body: fixture('gemini-final') },
     ])
     const gemini = new GoogleGenAI({ apiKey: 'test-key', apiVersion: 'v1beta', httpOptions: { baseUrl: server.url } })
-    const { tools, steps, response } = await generateLoop(gemini, world.ctx)
+    const { tools, steps, response } = await generateLoop(gemini, loop.world.ctx)
     expect(server.problems).toEqual([])
     expect(response.text).toBe('a.txt says hello. My call for b.txt had a number for its path, and deleting a.txt was denied.')
-    expect(world.deleted).toEqual([])
+    expect(loop.world.deleted).toEqual([])
 
     const [first, second] = server.requests.map((request) => request.body as Record<string, unknown>)
     expect(server.requests[0]?.headers['x-goog-api-key']).toBe('test-key')
@@ -74,12 +62,12 @@ describe('the @google/genai SDK drives a two-step generateContent loop through e
   })
 
   it('sends each call id back on its functionResponse when Gemini sent ids', async () => {
-    server = await startReplayServer([
+    const server = await loop.serve([
       { path, body: fixture('gemini-function-calls-with-ids') },
       { path, body: fixture('gemini-final') },
     ])
     const gemini = new GoogleGenAI({ apiKey: 'test-key', apiVersion: 'v1beta', httpOptions: { baseUrl: server.url } })
-    const { steps } = await generateLoop(gemini, world.ctx)
+    const { steps } = await generateLoop(gemini, loop.world.ctx)
     expect(server.problems).toEqual([])
     const sent = (server.requests[1]?.body as { contents: Array<{ parts: Array<Record<string, unknown>> }> } | undefined)?.contents ?? []
     const responses = (sent[2]?.parts ?? []).slice(0, 3).map((part) => part.functionResponse as { id?: string; name: string })

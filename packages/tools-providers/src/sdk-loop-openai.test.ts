@@ -3,34 +3,23 @@ import type { Context } from 'cordis'
 import OpenAI from 'openai'
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import type { ResponseInputItem } from 'openai/resources/responses/responses'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openaiTools, toOpenAIChatMessages, toOpenAIResponsesInput } from './openai/index.js'
-import { denyReason, fixture, loopContext, readNote, textOf } from './test-support/loop-tools.js'
-import { startReplayServer, type ReplayResponse, type ReplayServer } from './test-support/replay-server.js'
+import { loopPrompt, useLoopHarness } from './test-support/loop-harness.js'
+import { denyReason, fixture, readNote, textOf } from './test-support/loop-tools.js'
+import type { ReplayResponse } from './test-support/replay-server.js'
 
-const prompt = 'Read a.txt and b.txt, then delete a.txt.'
-let server: ReplayServer | undefined
-let world: Awaited<ReturnType<typeof loopContext>>
-
-beforeEach(async () => {
-  world = await loopContext()
-})
-
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-  await world.dispose()
-})
+const loop = useLoopHarness()
 
 async function client(script: readonly ReplayResponse[]): Promise<OpenAI> {
-  server = await startReplayServer(script)
+  const server = await loop.serve(script)
   return new OpenAI({ apiKey: 'test-key', baseURL: `${server.url}/v1`, maxRetries: 0 })
 }
 
 /** The loop a harness writes: model call, our parser, executeStep, our results, until the model stops calling. */
 async function chatLoop(openai: OpenAI, ctx: Context) {
   const tools = openaiTools(ctx.tools.schemas(), { profile: 'openai-strict' })
-  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: prompt }]
+  const messages: ChatCompletionMessageParam[] = [{ role: 'user', content: loopPrompt }]
   const steps: ToolStepResult[] = []
   for (let turn = 0; turn < 4; turn++) {
     const completion = await openai.chat.completions.create({ model: 'gpt-4.1', messages, tools: tools.chat })
@@ -47,7 +36,7 @@ async function chatLoop(openai: OpenAI, ctx: Context) {
 
 async function responsesLoop(openai: OpenAI, ctx: Context) {
   const tools = openaiTools(ctx.tools.schemas())
-  const input: ResponseInputItem[] = [{ role: 'user', content: prompt }]
+  const input: ResponseInputItem[] = [{ role: 'user', content: loopPrompt }]
   const steps: ToolStepResult[] = []
   for (let turn = 0; turn < 4; turn++) {
     const response = await openai.responses.create({ model: 'gpt-4.1', input, tools: tools.responses, store: false })
@@ -68,15 +57,15 @@ describe('the openai SDK drives a two-step Chat Completions loop through execute
       { path: '/v1/chat/completions', body: fixture('openai-chat-tool-calls') },
       { path: '/v1/chat/completions', body: fixture('openai-chat-final') },
     ])
-    const { tools, steps, message } = await chatLoop(openai, world.ctx)
-    expect(server?.problems).toEqual([])
+    const { tools, steps, message } = await chatLoop(openai, loop.world.ctx)
+    expect(loop.server.problems).toEqual([])
     expect(message.content).toBe('a.txt says hello. My call for b.txt was not valid JSON, and deleting a.txt was denied.')
-    expect(world.deleted).toEqual([])
+    expect(loop.world.deleted).toEqual([])
 
-    const [first, second] = (server?.requests ?? []).map((request) => request.body as Record<string, unknown>)
+    const [first, second] = loop.server.requests.map((request) => request.body as Record<string, unknown>)
     expect(first?.tools).toEqual(tools.chat)
     expect(first?.tools).toMatchObject([{ type: 'function', function: { name: 'read_file', strict: true } }, { function: { name: 'delete_file', strict: true } }])
-    expect(first?.messages).toEqual([{ role: 'user', content: prompt }])
+    expect(first?.messages).toEqual([{ role: 'user', content: loopPrompt }])
 
     const sent = second?.messages as Array<Record<string, unknown>>
     expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool', 'user'])
@@ -97,9 +86,9 @@ describe('the openai SDK drives a two-step Chat Completions loop through execute
 
   it('stops on a refusal without running anything', async () => {
     const openai = await client([{ path: '/v1/chat/completions', body: fixture('openai-chat-refusal') }])
-    const { steps, message } = await chatLoop(openai, world.ctx)
-    expect(server?.problems).toEqual([])
-    expect(server?.requests).toHaveLength(1)
+    const { steps, message } = await chatLoop(openai, loop.world.ctx)
+    expect(loop.server.problems).toEqual([])
+    expect(loop.server.requests).toHaveLength(1)
     expect(message.refusal).toBe("I'm sorry, I can't help with that.")
     expect(message.content).toBeNull()
     expect(steps).toEqual([])
@@ -112,12 +101,12 @@ describe('the openai SDK drives a two-step Responses loop through executeStep', 
       { path: '/v1/responses', body: fixture('openai-responses-tool-calls') },
       { path: '/v1/responses', body: fixture('openai-responses-final') },
     ])
-    const { tools, steps, response } = await responsesLoop(openai, world.ctx)
-    expect(server?.problems).toEqual([])
+    const { tools, steps, response } = await responsesLoop(openai, loop.world.ctx)
+    expect(loop.server.problems).toEqual([])
     expect(response.output_text).toBe('a.txt says hello. My call for b.txt was not a JSON object, and deleting a.txt was denied.')
-    expect(world.deleted).toEqual([])
+    expect(loop.world.deleted).toEqual([])
 
-    const [first, second] = (server?.requests ?? []).map((request) => request.body as Record<string, unknown>)
+    const [first, second] = loop.server.requests.map((request) => request.body as Record<string, unknown>)
     expect(first?.tools).toEqual(tools.responses)
     expect(first?.tools).toMatchObject([{ type: 'function', name: 'read_file' }, { type: 'function', name: 'delete_file' }])
 
@@ -138,8 +127,8 @@ describe('the openai SDK drives a two-step Responses loop through executeStep', 
 
   it('stops on a refusal without running anything', async () => {
     const openai = await client([{ path: '/v1/responses', body: fixture('openai-responses-refusal') }])
-    const { steps, response } = await responsesLoop(openai, world.ctx)
-    expect(server?.requests).toHaveLength(1)
+    const { steps, response } = await responsesLoop(openai, loop.world.ctx)
+    expect(loop.server.requests).toHaveLength(1)
     expect(response.output[0]).toMatchObject({ type: 'message', content: [{ type: 'refusal', refusal: "I'm sorry, I can't help with that." }] })
     expect(steps).toEqual([])
   })
