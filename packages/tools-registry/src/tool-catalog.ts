@@ -66,6 +66,18 @@ export class ToolCatalog {
     return this.globals.values()
   }
 
+  /**
+   * Every tool name `agent` would see without its restrictions, in {@link visible}'s order: the globals it does not
+   * shadow in registration order, then its own tools. A fresh array.
+   */
+  knownNames(agent: Agent | undefined): string[] {
+    const own = agent === undefined ? undefined : this.scopes.get(agent)?.tools
+    const names: string[] = []
+    for (const name of this.globals.keys()) if (own === undefined || !own.has(name)) names.push(name)
+    if (own !== undefined) for (const name of own.keys()) names.push(name)
+    return names
+  }
+
   /** The guards that apply to every call. */
   get globalGuards(): readonly ToolGuard[] {
     return this.globalGuardList
