@@ -66,7 +66,7 @@ export function contributeToSystemPrompt(
         // A logger that throws must not fail the plugin that contributes.
       }
     })
-  const fiber = ctx.inject([SYSTEM_PROMPT_SERVICE], function systemPromptContribution(inner: Context) {
+  const apply = (inner: Context): void => {
     const service: unknown = inner.get(SYSTEM_PROMPT_SERVICE)
     if (!isSystemPromptService(service)) {
       report(`ctx.${SYSTEM_PROMPT_SERVICE} has no tools() and section() methods (${describeValue(service)}); ${label} is not contributed to it`)
@@ -94,7 +94,9 @@ export function contributeToSystemPrompt(
         }
       }
     }, `systemPrompt: ${label}`)
-  })
+  }
+  // What `ctx.inject([...], callback)` does, with a name that says whose child plugin it is in reports.
+  const fiber = ctx.plugin({ name: `system-prompt (${label})`, inject: [SYSTEM_PROMPT_SERVICE], apply })
   return () => {
     void fiber.dispose()
   }
