@@ -170,7 +170,7 @@ describe('the registry feeds its tool schemas into ctx.systemPrompt when one is 
     const { ctx, tools, warnings } = await createHarness()
     await provideSystemPrompt(ctx, { assemble: () => '' })
     expect(warnings).toEqual([
-      'ctx.systemPrompt has no tools() and section() methods (an object); the tool schemas of ctx.tools is not contributed to it',
+      'ctx.systemPrompt has no tools() and section() methods (an object); not contributing the tool schemas of ctx.tools to it',
     ])
     tools.register(tool('read'))
     expect(names(tools.schemas())).toEqual(['read'])
@@ -356,6 +356,29 @@ describe('contributeToSystemPrompt: tool packages add guidance sections the same
     expect(warnings).toEqual(['ctx.systemPrompt returned undefined instead of a disposer for files guidance; it cannot be removed'])
     await fiber.dispose()
     expect(warnings).toHaveLength(1)
+  })
+
+  it('refuses a missing label or a contribution that is not a function, naming what it expects', () => {
+    const ctx = new Context()
+    const attempts: Array<[unknown, unknown, string]> = [
+      ['', () => () => undefined, 'contributeToSystemPrompt needs a label (a non-empty string) for its warnings, got the string ""'],
+      [
+        'files guidance',
+        { section: guidance },
+        'contributeToSystemPrompt needs a function (service) => disposer, for example (service) => service.section(provider), got an object',
+      ],
+    ]
+    for (const [label, contribute, message] of attempts) {
+      let thrown: unknown
+      try {
+        contributeToSystemPrompt(ctx, label as string, contribute as () => () => void)
+      } catch (error) {
+        thrown = error
+      }
+      expect(InvalidToolPolicyError.isInstance(thrown)).toBe(true)
+      expect(thrown).toMatchObject({ code: 'INVALID_CONFIG', message })
+    }
+    expect(ctx.registry.size).toBe(0)
   })
 
   it('without a service the contribution never runs', async () => {

@@ -37,7 +37,8 @@ function isSystemPromptService(value: unknown): value is SystemPromptService {
  * Without a service nothing happens, and nothing fails.
  *
  * A service that lacks `tools()` or `section()`, a `contribute` that throws and a disposer that throws are reported
- * to `warn` (default: `ctx.logger('tools').warn`), never thrown into cordis.
+ * to `warn` (default: `ctx.logger('tools').warn`), never thrown into cordis. Throws `InvalidToolPolicyError`
+ * (`INVALID_CONFIG`) at once when `label` is not a non-empty string or `contribute` (or `warn`) is not a function.
  *
  * @example
  * ```ts
@@ -57,6 +58,17 @@ export function contributeToSystemPrompt(
   contribute: (service: SystemPromptService) => () => void,
   warn?: SystemPromptWarning,
 ): () => void {
+  if (typeof label !== 'string' || label === '') {
+    throw new InvalidToolPolicyError(`contributeToSystemPrompt needs a label (a non-empty string) for its warnings, got ${describeValue(label)}`)
+  }
+  if (typeof contribute !== 'function') {
+    throw new InvalidToolPolicyError(
+      `contributeToSystemPrompt needs a function (service) => disposer, for example (service) => service.section(provider), got ${describeValue(contribute)}`,
+    )
+  }
+  if (warn !== undefined && typeof warn !== 'function') {
+    throw new InvalidToolPolicyError(`contributeToSystemPrompt's warn must be a function (message) => void, got ${describeValue(warn)}`)
+  }
   const report: SystemPromptWarning =
     warn ??
     ((message) => {
@@ -69,7 +81,7 @@ export function contributeToSystemPrompt(
   const apply = (inner: Context): void => {
     const service: unknown = inner.get(SYSTEM_PROMPT_SERVICE)
     if (!isSystemPromptService(service)) {
-      report(`ctx.${SYSTEM_PROMPT_SERVICE} has no tools() and section() methods (${describeValue(service)}); ${label} is not contributed to it`)
+      report(`ctx.${SYSTEM_PROMPT_SERVICE} has no tools() and section() methods (${describeValue(service)}); not contributing ${label} to it`)
       return
     }
     inner.effect(() => {
