@@ -1,5 +1,6 @@
 // The soak (not a unit test): 100,000 `execute` calls with random policies, aborts and timeouts, then 20,000 calls
-// through hostile listeners, wrappers, bodies and signals (soak-hostile.ts), then 1,000 bash commands with random
+// through hostile listeners, wrappers, bodies and signals (soak-hostile.ts), then rounds of 10,000 concurrent calls
+// of a trivial async tool (soak-concurrent.ts: flat heap, no listener growth), then 1,000 bash commands with random
 // kills, processes escaping the group and hosts dying by a signal. It reports heap before/after, listeners and
 // timers left, processes left (by pid) and temp files left, writes the "soak" section of results.md, and exits
 // non-zero when anything is left over or the heap keeps growing after warm-up.
@@ -14,6 +15,7 @@ import { LocalBashExecutor } from '@dsh/tool-bash'
 import { ToolRegistry } from '@dsh/tools-registry'
 import { Context } from 'cordis'
 import { describeMachine, writeResultsSection } from './harness.js'
+import { soakConcurrent } from './soak-concurrent.js'
 import { soakHostile } from './soak-hostile.js'
 
 const CALLS = Number(process.env.SOAK_CALLS ?? 100_000)
@@ -305,8 +307,9 @@ async function soakBash(): Promise<string[]> {
 
 const executeLines = await soakExecute()
 const hostileLines = await soakHostile()
+const concurrentLines = await soakConcurrent()
 const bashLines = await soakBash()
-const problems = [...executeLines, ...hostileLines, ...bashLines].filter((line) => line.startsWith('!'))
+const problems = [...executeLines, ...hostileLines, ...concurrentLines, ...bashLines].filter((line) => line.startsWith('!'))
 writeResultsSection(
   'soak',
   [
@@ -318,10 +321,14 @@ writeResultsSection(
     '',
     ...hostileLines.filter((line) => !line.startsWith('!')),
     '',
+    ...concurrentLines.filter((line) => !line.startsWith('!')),
+    '',
     ...bashLines.filter((line) => !line.startsWith('!')),
   ].join('\n'),
 )
-console.log([...executeLines, '', ...hostileLines, '', ...bashLines].filter((line) => !line.startsWith('!')).join('\n'))
+console.log(
+  [...executeLines, '', ...hostileLines, '', ...concurrentLines, '', ...bashLines].filter((line) => !line.startsWith('!')).join('\n'),
+)
 if (problems.length > 0) {
   console.error(problems.join('\n'))
   process.exit(1)

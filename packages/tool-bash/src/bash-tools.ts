@@ -10,13 +10,15 @@ import {
   type BashToolsConfig,
   type ResolvedBashToolsConfig,
 } from './bash-tools-config.js'
+import { contributeBashGuidance } from './bash-guidance.js'
 import { createBashTools, ForegroundRuns } from './create-bash-tools.js'
 
 /**
  * Registers the model-facing tools `bash`, `bash_output` and `bash_kill` on `ctx.tools`, running commands through
  * `ctx.bash` (the executor seam). Validates `config` (cordis has already run {@link BashTools.Config}). Disposing
  * the plugin's fiber unregisters the tools, stops every background task it started and every foreground command
- * still running, and waits until their processes are gone.
+ * still running, and waits until their processes are gone. While a `systemPrompt` service is present, it also
+ * contributes a short guidance section ({@link bashGuidance}).
  */
 function apply(ctx: Context, config?: BashToolsConfig): void {
   checkCordisHost(ctx, '@dsh/tool-bash')
@@ -32,7 +34,9 @@ function apply(ctx: Context, config?: BashToolsConfig): void {
     () => () => Promise.all([foreground.dispose(), tasks.dispose()]).then(() => undefined),
     'bash tools: running commands',
   )
-  for (const tool of createBashTools({ executor, tasks, foreground, config: resolved })) tools.register(tool)
+  const definitions = createBashTools({ executor, tasks, foreground, config: resolved })
+  for (const tool of definitions) tools.register(tool)
+  contributeBashGuidance(ctx, { tools, definitions, limits: executor.limits, config: resolved })
 }
 
 /** The shape of {@link BashTools}: a cordis plugin object. */

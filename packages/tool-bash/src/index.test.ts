@@ -11,6 +11,7 @@ describe('public surface', () => {
     expect(Object.keys(api).sort()).toEqual(
       [
         'BASH_ERROR_CODES',
+        'BASH_GUIDANCE_ID',
         'BASH_TOOLS_DEFAULTS',
         'BashAbortedError',
         'BashConfigError',
@@ -28,6 +29,7 @@ describe('public surface', () => {
         'SECRET_ENV_PATTERNS',
         'SHELL_HOOK_ENV_NAMES',
         'UnknownBashTaskError',
+        'bashGuidance',
         'createCommandEnvironment',
         'formatBashResult',
         'formatBashTaskOutput',

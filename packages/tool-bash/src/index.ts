@@ -20,6 +20,7 @@ export { BashRequestError } from './bash-request-error.js'
 export { BashSpawnError } from './bash-spawn-error.js'
 export { BashTaskLimitError } from './bash-task-limit-error.js'
 export type { BashRunMeta, BashStartMeta, BashStreamMeta, BashTaskMeta } from './bash-tool-meta.js'
+export { BASH_GUIDANCE_ID, bashGuidance, type BashGuidanceOptions } from './bash-guidance.js'
 export { BashTools, type BashToolsPlugin } from './bash-tools.js'
 export {
   BASH_TOOLS_DEFAULTS,

@@ -53,6 +53,15 @@ export type {
   ToolResultView,
 } from './presentation.js'
 export {
+  SYSTEM_PROMPT_SERVICE,
+  type SystemPromptAssembly,
+  type SystemPromptSection,
+  type SystemPromptSectionProvider,
+  type SystemPromptService,
+  type SystemPromptToolProvider,
+  type SystemPromptTools,
+} from './system-prompt.js'
+export {
   createToolExecutionToken,
   type CallId,
   type HookContext,

@@ -45,6 +45,9 @@ export class ToolCatalog {
   private globalGuardList: readonly ToolGuard[] = noGuards
   private readonly scopes = new WeakMap<Agent, Scope>()
   private generation = 0
+  /** Each global record's registration sequence number, to order a view built from an allow-list. */
+  private readonly globalOrder = new WeakMap<ToolRecord, number>()
+  private registrations = 0
 
   constructor(private readonly changed: (change: ToolChange) => void) {}
 
@@ -64,6 +67,18 @@ export class ToolCatalog {
       if (scope !== undefined) return this.view(scope).values()
     }
     return this.globals.values()
+  }
+
+  /**
+   * Every tool name `agent` would see without its restrictions, in {@link visible}'s order: the globals it does not
+   * shadow in registration order, then its own tools. A fresh array.
+   */
+  knownNames(agent: Agent | undefined): string[] {
+    const own = agent === undefined ? undefined : this.scopes.get(agent)?.tools
+    const names: string[] = []
+    for (const name of this.globals.keys()) if (own === undefined || !own.has(name)) names.push(name)
+    if (own !== undefined) for (const name of own.keys()) names.push(name)
+    return names
   }
 
   /** The guards that apply to every call. */
@@ -94,6 +109,7 @@ export class ToolCatalog {
     this.assertFree(record.name, agent)
     if (agent === undefined) {
       this.globals.set(record.name, record)
+      this.globalOrder.set(record, this.registrations++)
       this.generation++
     } else {
       const scope = this.scopeOf(agent)
@@ -169,10 +185,32 @@ export class ToolCatalog {
     }
   }
 
+  /**
+   * The globals a scope's view is built from, in registration order: all of them, or, when a restriction allows
+   * fewer names than there are globals, only those names. A registry behind MCP bridges holds a thousand tools
+   * while an agent is allowed a handful; after every global change each scope's view is rebuilt, and walking the
+   * whole registry for each of them made a `tools/change` burst grow with the registry's size.
+   */
+  private inheritable(scope: Scope): Iterable<ToolRecord> {
+    let allow: ReadonlySet<string> | undefined
+    for (const restriction of scope.restrictions) {
+      if (restriction.allow !== undefined && (allow === undefined || restriction.allow.size < allow.size)) allow = restriction.allow
+    }
+    if (allow === undefined || allow.size >= this.globals.size) return this.globals.values()
+    const records: ToolRecord[] = []
+    for (const name of allow) {
+      const record = this.globals.get(name)
+      if (record !== undefined) records.push(record)
+    }
+    const order = this.globalOrder
+    return records.sort((a, b) => order.get(a)! - order.get(b)!)
+  }
+
   private view(scope: Scope): ReadonlyMap<string, ToolRecord> {
     if (scope.view !== undefined && scope.viewGeneration === this.generation) return scope.view
     const view = new Map<string, ToolRecord>()
-    for (const [name, record] of this.globals) {
+    for (const record of this.inheritable(scope)) {
+      const { name } = record
       if (!scope.tools.has(name) && admits(scope.restrictions, name)) view.set(name, record)
     }
     for (const [name, record] of scope.tools) view.set(name, record)

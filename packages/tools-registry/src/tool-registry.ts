@@ -18,6 +18,7 @@ import { PipelineExecution } from './execution.js'
 import { ExecutionPipeline } from './pipeline.js'
 import { createStepRunner } from './execute-step.js'
 import type { ExecuteStepOptions, StepCall, ToolStepResult } from './step-types.js'
+import { feedSystemPrompt } from './system-prompt-feed.js'
 import { ToolCatalog } from './tool-catalog.js'
 import { createToolRecord, type ToolExecutionMode, type ToolRegistration } from './tool-record.js'
 import {
@@ -171,6 +172,9 @@ export class ToolRegistry extends Service {
     this.schemas = (agent) => projectSchemas(catalog.visible(agent))
     this.executionMode = (call) => catalog.resolve(call.name, call.agent)?.mode ?? 'serial'
     this.definitionOf = (execution) => PipelineExecution.definitionOf(execution)
+    // An optional dependency: while a `systemPrompt` service is present, it gets a provider of this registry's
+    // schemas, removed with the registry (or the service).
+    feedSystemPrompt(ctx, catalog, (message) => warn(message))
   }
 
   /**

@@ -47,13 +47,16 @@ describe('createToolContext', () => {
     await expect(t.load({ name: 'late', apply() {} })).rejects.toThrow(InvalidTestOptionError)
   })
 
+  // The registry's own child plugin: it waits for an optional ctx.systemPrompt to feed its tool schemas into.
+  const registryFeed = 'system-prompt (the tool schemas of ctx.tools)'
+
   it('loads extra plugins in order, after the registry, with their configs', async () => {
     const order: string[] = []
     const first = { name: 'first', inject: ['tools'], apply: (_ctx: Context, config: { label: string }) => void order.push(config.label) }
     const second = { name: 'second', apply: () => void order.push('second') }
     await using t = await createToolContext({ plugins: [[first, { label: 'first:configured' }], second] })
     expect(order).toEqual(['first:configured', 'second'])
-    expect([...t.ctx.root.registry.values()].map((runtime) => runtime.name)).toEqual(['ToolRegistry', 'first', 'second'])
+    expect([...t.ctx.root.registry.values()].map((runtime) => runtime.name)).toEqual(['ToolRegistry', registryFeed, 'first', 'second'])
   })
 
   it('makes a service (like the bash executor) a one-line opt-in, with its config', async () => {
@@ -74,7 +77,7 @@ describe('createToolContext', () => {
   it('load() disposes a plugin that did not become active before throwing', async () => {
     await using t = await createToolContext()
     await expect(t.load({ name: 'waiting', inject: ['nobody'], apply() {} })).rejects.toThrow(PluginNotActiveError)
-    expect([...t.ctx.root.registry.values()].map((runtime) => runtime.name)).toEqual(['ToolRegistry'])
+    expect([...t.ctx.root.registry.values()].map((runtime) => runtime.name)).toEqual(['ToolRegistry', registryFeed])
   })
 
   it("rejects with the plugin's own error when its apply throws", async () => {
