@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { abortIsolated, isAbortSignal, listenForAbort, signalAborted, signalReason } from './abort-signals.js'
 
@@ -36,6 +37,59 @@ describe('reading signals through the platform', () => {
     expect(heard).toHaveBeenCalledTimes(1)
     expect(planted).not.toHaveBeenCalled()
     expect(() => remove()).not.toThrow()
+  })
+})
+
+describe('listenForAbort with many listenings on one signal', () => {
+  it('gives the signal one platform listener however many listen, and removes it with the last one', () => {
+    const controller = new AbortController()
+    const removals = Array.from({ length: 10_000 }, () => listenForAbort(controller.signal, () => {}))
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1)
+    for (const remove of removals.slice(1)) remove()
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1)
+    removals[0]!()
+    removals[0]!()
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
+    const heard = vi.fn()
+    listenForAbort(controller.signal, heard)
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1)
+    controller.abort()
+    expect(heard).toHaveBeenCalledTimes(1)
+  })
+
+  it('calls the listenings in order, each once, skipping one an earlier one removed, and never one made during the abort', () => {
+    const controller = new AbortController()
+    const calls: string[] = []
+    const same = () => calls.push('same')
+    let removeThird: () => void = () => {}
+    listenForAbort(controller.signal, () => {
+      calls.push('first')
+      removeThird()
+      listenForAbort(controller.signal, () => calls.push('made during the abort'))
+    })
+    listenForAbort(controller.signal, same)
+    removeThird = listenForAbort(controller.signal, () => calls.push('third'))
+    listenForAbort(controller.signal, same)
+    controller.abort()
+    controller.abort()
+    expect(calls).toEqual(['first', 'same', 'same'])
+    const late = vi.fn()
+    listenForAbort(controller.signal, late)
+    expect(late).not.toHaveBeenCalled()
+  })
+
+  it("an exception of one listening is reported as the platform reports a listener's, after the others ran", async () => {
+    const controller = new AbortController()
+    const after = vi.fn()
+    listenForAbort(controller.signal, () => {
+      throw new Error('one listening failed')
+    })
+    listenForAbort(controller.signal, after)
+    const reported: unknown[] = []
+    abortIsolated(controller, 'stop', (error) => reported.push(error))
+    expect(after).toHaveBeenCalledTimes(1)
+    await settle()
+    expect(reported.map((error) => (error as Error).message)).toEqual(['one listening failed'])
   })
 })
 

@@ -50,9 +50,60 @@ export function signalReason(signal: AbortSignal): unknown {
   }
 }
 
+/** One listening of {@link listenForAbort} (an object of its own, so the same function listened twice is two). */
+interface Listening {
+  readonly listener: () => void
+}
+
+/** The one platform listener a signal gets, and the listenings it calls in order. */
+interface Fanout {
+  readonly listenings: Set<Listening>
+  readonly onAbort: () => void
+}
+
+const fanouts = new WeakMap<AbortSignal, Fanout>()
+
+/** Reports a listener's exception as the platform reports one of an `EventTarget` listener: uncaught, a tick later. */
+function rethrowLater(error: unknown): void {
+  const raise = (): never => {
+    throw error
+  }
+  if (typeof process === 'object' && process !== null && typeof process.nextTick === 'function') process.nextTick(raise)
+  else queueMicrotask(raise)
+}
+
+function fanoutOf(signal: AbortSignal): Fanout {
+  const known = fanouts.get(signal)
+  if (known !== undefined) return known
+  const listenings = new Set<Listening>()
+  const onAbort = (): void => {
+    fanouts.delete(signal)
+    for (const listening of [...listenings]) {
+      // One removed by an earlier listener of this abort is not called, as with the platform's own listeners.
+      if (!listenings.delete(listening)) continue
+      try {
+        listening.listener()
+      } catch (error) {
+        rethrowLater(error)
+      }
+    }
+  }
+  apply(addListener, signal, ['abort', onAbort, { once: true }])
+  const fanout = { listenings, onAbort }
+  fanouts.set(signal, fanout)
+  return fanout
+}
+
 /**
  * Listens once for `signal`'s abort with the platform's own `addEventListener` (a signal whose own methods were
  * replaced runs none of them), and returns the removal, which never throws.
+ *
+ * A signal gets ONE platform listener however many listenings it has: the platform's `addEventListener` walks the
+ * signal's listeners on every add, so ten thousand calls sharing one caller signal took time in the square of their
+ * number. The listenings are called in the order they were made; each call is a listening of its own (the same
+ * function listened twice runs twice); one removed during the abort by an earlier one is not called; one made
+ * during or after the abort never runs (as a platform listener added then); and an exception of one is reported
+ * as the platform reports a listener's (uncaught, on the next tick), after the others ran.
  *
  * @param signal - a real `AbortSignal` ({@link isAbortSignal})
  * @param listener - called once, when the signal fires
@@ -60,12 +111,17 @@ export function signalReason(signal: AbortSignal): unknown {
  * @throws what the platform throws when the signal refuses the listener; treat that signal as unusable.
  */
 export function listenForAbort(signal: AbortSignal, listener: () => void): () => void {
-  apply(addListener, signal, ['abort', listener, { once: true }])
+  const fanout = fanoutOf(signal)
+  const listening: Listening = { listener }
+  fanout.listenings.add(listening)
   return () => {
+    if (!fanout.listenings.delete(listening) || fanout.listenings.size > 0) return
+    // The last one is gone: so is the platform listener (a signal that lives on holds nothing of ours).
+    if (fanouts.get(signal) === fanout) fanouts.delete(signal)
     try {
-      apply(removeListener, signal, ['abort', listener])
+      apply(removeListener, signal, ['abort', fanout.onAbort])
     } catch {
-      // Nothing to undo that could fire twice: the listener was added with `once`.
+      // Nothing to undo that could fire twice: the listener was added with `once`, and its set is empty.
     }
   }
 }

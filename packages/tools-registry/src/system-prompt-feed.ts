@@ -10,7 +10,7 @@ import type { Context } from 'cordis'
 import { describeThrown, describeValue } from './describe-value.js'
 import { InvalidToolPolicyError } from './invalid-tool-policy-error.js'
 import { FieldReadError, isRecord, readOwn } from './own-field.js'
-import { isAbortSignal, signalAborted, signalReason } from './signals.js'
+import { isAbortSignal, signalAborted, signalReason } from '@dsh/tools-core'
 import type { ToolCatalog } from './tool-catalog.js'
 import { projectSchemas } from './tool-scope.js'
 
