@@ -110,6 +110,11 @@ export interface BashResult {
   readonly stdout: CapturedOutput
   /** Standard error. */
   readonly stderr: CapturedOutput
+  /**
+   * A short note from the executor to the model about this result, which the bash tools add after the output
+   * (a sandboxed executor's "this looks like a policy block" hint). Optional; the local executor sets none.
+   */
+  readonly note?: string | undefined
 }
 
 /** A background task's state: running, completed (with its result) or failed to start. */
@@ -183,6 +188,11 @@ export interface BashExecutorLimits {
   readonly backgroundTimeoutMs: number
   /** Bytes kept in memory per stream. */
   readonly outputWindowBytes: number
+  /**
+   * What the executor restricts, in sentences for the model (a sandbox's policy: what commands can write, whether
+   * they have network), which the `bash` tool adds to its description. Optional; the local executor sets none.
+   */
+  readonly policy?: string | undefined
 }
 
 /**

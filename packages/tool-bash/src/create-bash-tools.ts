@@ -4,7 +4,7 @@ import { genericCall, genericResult, terminalCall, terminalResultFromMeta, termi
 import { defineTool, MAX_TIMEOUT_MS } from '@dsh/tools-schema'
 import { describeDuration, type BackgroundTasks, type TaskRead } from './background-tasks.js'
 import { BashAbortedError } from './bash-aborted-error.js'
-import type { BashExecutor, BashRequest, BashResult } from './bash-executor.js'
+import type { BashExecutor, BashExecutorLimits, BashRequest, BashResult } from './bash-executor.js'
 import { BashRequestError } from './bash-request-error.js'
 import { streamMeta, type BashRunMeta, type BashStartMeta, type BashTaskMeta } from './bash-tool-meta.js'
 import type { ResolvedBashToolsConfig } from './bash-tools-config.js'
@@ -79,6 +79,12 @@ function requestCwd(workdir: string | undefined, exec: ToolExecution): string | 
  */
 function arg<Args extends object, Key extends keyof Args & string>(args: Args, key: Key): Args[Key] | undefined {
   return ownValue(args, key) as Args[Key] | undefined
+}
+
+/** The executor's own policy sentence (a sandbox's), with a leading space, or '' when it has none. */
+function executorPolicy(limits: BashExecutorLimits): string {
+  const policy: unknown = Object.hasOwn(limits, 'policy') ? limits.policy : undefined
+  return typeof policy === 'string' && policy !== '' ? ` ${policy}` : ''
 }
 
 function runMeta(result: BashResult): BashRunMeta {
@@ -164,7 +170,8 @@ export function createBashTools(context: BashToolsContext) {
       'when it ends. For servers, watchers and other long jobs set `run_in_background`: you get a task id at once, ' +
       `read new output with bash_output and stop the task with bash_kill${notice}. At most ` +
       `${config.maxBackgroundTasks} background tasks may run at once. Environment variables and stdin cannot be ` +
-      'passed as arguments: set variables in the command itself (`FOO=bar make`).',
+      'passed as arguments: set variables in the command itself (`FOO=bar make`).' +
+      executorPolicy(limits),
     parameters: {
       command: { type: 'string', required: true, description: 'The command to run: a bash script, one or more lines.' },
       description: {
