@@ -1,0 +1,381 @@
+import { spawn } from 'node:child_process'
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { delimiter, isAbsolute, join } from 'node:path'
+import type { BashLaunchContext, BashLaunchPlan, BashResult } from '@dsh/tool-bash'
+import { policyBlockNote } from './policy-note.js'
+import type { ResolvedSandboxConfig } from './sandbox-config.js'
+import { buildSandboxProfile, type ProfileFileSystem, type ProfilePathKind } from './sandbox-profile.js'
+import { SandboxSetupError } from './sandbox-setup-error.js'
+import { SandboxUnavailableError, type SandboxUnavailableCause } from './sandbox-unavailable-error.js'
+import { buildSeccompProgram, currentSeccompArch, encodeSeccompProgram } from './seccomp.js'
+
+/** Inside the sandbox: the scratch home (in the private /tmp). */
+export const SANDBOX_HOME = '/tmp/home'
+const SECCOMP_FD = 3
+const STATUS_FD = 4
+const PREFLIGHT_TIMEOUT_MS = 20_000
+/** Prints the enforcement facts of the sandboxed shell itself (bash builtins only). */
+const PROBE = 'while read -r key value; do case $key in CapEff:|Seccomp:|NoNewPrivs:) echo "$key $value";; esac; done < /proc/self/status'
+
+/** The real file system, as the profile builder sees it. */
+const realFileSystem: ProfileFileSystem = {
+  kind(path): ProfilePathKind {
+    try {
+      const stat = lstatSync(path)
+      return stat.isDirectory() ? 'directory' : stat.isFile() ? 'file' : stat.isSymbolicLink() ? 'symlink' : 'other'
+    } catch {
+      return 'missing'
+    }
+  },
+  realpath(path) {
+    try {
+      return realpathSync(path)
+    } catch {
+      return undefined
+    }
+  },
+}
+
+/** The setup errors bubblewrap prints, with what they mean and the fix. */
+const KNOWN_FAILURES: ReadonlyArray<{ pattern: RegExp; reason: SandboxUnavailableCause; problem: string; fix: string }> = [
+  {
+    pattern: /setting up uid map: Permission denied|uid map/i,
+    reason: 'userns-restricted',
+    problem: 'the kernel refuses this user a user namespace (AppArmor restricts unprivileged user namespaces)',
+    fix: 'allow them for bwrap: install an AppArmor profile for /usr/bin/bwrap, or set kernel.apparmor_restrict_unprivileged_userns=0',
+  },
+  {
+    pattern: /Creating new namespace failed|No permissions to creating new namespace|unshare failed/i,
+    reason: 'namespaces-unavailable',
+    problem: 'new namespaces are refused (a container seccomp profile, or user.max_user_namespaces is 0)',
+    fix: 'run on a host or VM that allows user namespaces, or give the container --security-opt seccomp=unconfined and a user.max_user_namespaces above 0',
+  },
+  {
+    pattern: /RTM_NEWADDR|loopback/i,
+    reason: 'network-namespace-restricted',
+    problem: 'a network namespace cannot be configured here (a nested container)',
+    fix: 'run the agent outside the nested container, or in one that allows network namespaces',
+  },
+  {
+    pattern: /Failed to make \/ slave|Can't mount|mount.*Permission denied|Operation not permitted/i,
+    reason: 'mount-denied',
+    problem: 'bubblewrap may not mount here (a container without CAP_SYS_ADMIN, or a restricted /proc)',
+    fix: 'run on a host or VM, or in a container that allows mounts in user namespaces',
+  },
+]
+
+function locate(program: string): string | undefined {
+  const candidates = isAbsolute(program)
+    ? [program]
+    : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(delimiter).filter(Boolean).map((dir) => join(dir, program))
+  for (const candidate of candidates) {
+    try {
+      accessSync(candidate, constants.X_OK)
+      if (statSync(candidate).isFile()) return candidate
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+function readStatus(path: string): { exitCode: number | undefined } {
+  let text = ''
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch {
+    return { exitCode: undefined }
+  }
+  let exitCode: number | undefined
+  for (const line of text.split('\n')) {
+    try {
+      const record = JSON.parse(line) as Record<string, unknown>
+      if (typeof record['exit-code'] === 'number') exitCode = record['exit-code']
+    } catch {
+      // not a record (a partial line)
+    }
+  }
+  return { exitCode }
+}
+
+function bwrapLines(result: BashResult): string {
+  const text = `${result.stderr.head}${result.stderr.tail}`
+  const lines = text.split('\n').filter((line) => line.startsWith('bwrap:'))
+  return (lines.length > 0 ? lines : text.split('\n').filter(Boolean).slice(0, 3)).join('; ').slice(0, 1_000)
+}
+
+/** Everything the sandboxed executor owns besides the local executor's job machinery. */
+export class SandboxRuntime {
+  readonly config: ResolvedSandboxConfig
+  readonly isRoot: boolean = process.getuid?.() === 0
+  /** True once the preflight proved the sandbox works; false when the deployment chose to run unsandboxed. */
+  sandboxed = false
+  /** Why the sandbox is not in use (with `onUnavailable: 'run-unsandboxed'`). */
+  unavailable: SandboxUnavailableError | null = null
+  log: (message: string, error?: unknown) => void = () => {}
+  /** Paths hidden on top of the policy, asked for at each launch (the executor's spill directory). */
+  extraHidden: () => readonly string[] = () => []
+  private bwrap: string | null = null
+  private prlimit: string | null = null
+  private directory: string | null = null
+  private seccompPath = ''
+  private emptyFile = ''
+  private emptyDirectory = ''
+  private serial = 0
+  private readonly stubs = new Map<string, number>()
+
+  constructor(config: ResolvedSandboxConfig) {
+    this.config = config
+  }
+
+  /**
+   * Proves the sandbox works here: the platform, the binaries, then the real profile run once, checking from inside
+   * that capabilities are gone, seccomp is on and no_new_privs is set. Throws {@link SandboxUnavailableError}
+   * (unless the deployment chose `'run-unsandboxed'`, which is logged).
+   */
+  async preflight(): Promise<void> {
+    try {
+      await this.check()
+      this.sandboxed = true
+    } catch (error) {
+      this.removeDirectory()
+      if (!SandboxUnavailableError.isInstance(error) || this.config.onUnavailable === 'fail') throw error
+      this.unavailable = error
+      this.log(`${error.message} — running commands UNSANDBOXED, as configured (onUnavailable: 'run-unsandboxed')`)
+    }
+  }
+
+  private async check(): Promise<void> {
+    if (process.platform !== 'linux') {
+      throw new SandboxUnavailableError(
+        'unsupported-platform',
+        `bubblewrap sandboxes exist on Linux only, this is ${process.platform}`,
+        'run the agent on Linux (a VM or container), or load LocalBashExecutor explicitly if unsandboxed commands are acceptable',
+      )
+    }
+    const arch = currentSeccompArch()
+    if (arch === undefined) {
+      throw new SandboxUnavailableError(
+        'unsupported-architecture',
+        `the seccomp denylist is built for x64 and arm64, this is ${process.arch}`,
+        'run on x64 or arm64',
+      )
+    }
+    this.bwrap = locate(this.config.bwrap) ?? null
+    if (this.bwrap === null) {
+      throw new SandboxUnavailableError(
+        'bwrap-missing',
+        `bubblewrap (${this.config.bwrap}) is not installed or not on PATH`,
+        'install it: apt-get install -y bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), or set the bwrap option to its path',
+      )
+    }
+    if (this.config.memoryBytes !== null || this.config.maxProcesses !== null) {
+      this.prlimit = locate('prlimit') ?? null
+      if (this.prlimit === null) {
+        throw new SandboxUnavailableError(
+          'preflight-failed',
+          'memoryBytes or maxProcesses is set but prlimit (util-linux) is not installed',
+          'install util-linux, or leave memoryBytes and maxProcesses out',
+        )
+      }
+    }
+    const directory = mkdtempSync(join(this.config.local.tempDir, 'dsh-bash-sandbox-'))
+    this.directory = directory
+    // Searchable, not listable: a non-root bwrap (after setpriv, or a wrapper) must reach the empty covers here.
+    chmodSync(directory, 0o711)
+    this.seccompPath = join(directory, 'seccomp.bpf')
+    writeFileSync(this.seccompPath, encodeSeccompProgram(buildSeccompProgram(arch)), { mode: 0o400 })
+    this.emptyFile = join(directory, 'empty')
+    writeFileSync(this.emptyFile, '', { mode: 0o444 })
+    this.emptyDirectory = join(directory, 'empty.d')
+    mkdirSync(this.emptyDirectory, { mode: 0o555 })
+    await this.probe()
+  }
+
+  private async probe(): Promise<void> {
+    const request = { command: PROBE, cwd: this.config.local.cwd, timeoutMs: PREFLIGHT_TIMEOUT_MS }
+    const plan = this.planSandboxed({ request, shell: this.config.local.shell, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } })
+    let stdout = ''
+    let stderr = ''
+    let exit: { code: number | null; signal: string | null }
+    try {
+      exit = await new Promise((resolve, reject) => {
+        const child = spawn(plan.file, [...plan.args], {
+          cwd: plan.cwd,
+          env: { ...plan.env },
+          stdio: ['ignore', 'pipe', 'pipe', ...(plan.extraFds ?? [])],
+          detached: true,
+        })
+        const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), PREFLIGHT_TIMEOUT_MS)
+        child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+        child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+        child.once('error', (error) => {
+          clearTimeout(timer)
+          reject(error)
+        })
+        child.once('close', (code, signal) => {
+          clearTimeout(timer)
+          resolve({ code, signal })
+        })
+      })
+    } catch (error) {
+      await plan.cleanup?.()
+      throw new SandboxUnavailableError(
+        'preflight-failed',
+        `bubblewrap (${this.bwrap}) could not be executed`,
+        'check that the bwrap binary is executable by this user',
+        (error as Error).message,
+        { cause: error },
+      )
+    }
+    const status = readStatus(join(this.directory as string, `status-${this.serial}`))
+    await plan.cleanup?.()
+    const detail = stderr.trim().slice(0, 1_000)
+    if (status.exitCode === undefined || exit.code !== 0) {
+      const known = KNOWN_FAILURES.find(({ pattern }) => pattern.test(stderr))
+      if (known !== undefined) throw new SandboxUnavailableError(known.reason, known.problem, known.fix, detail)
+      throw new SandboxUnavailableError(
+        'preflight-failed',
+        `a test command in the sandbox failed (exit ${exit.code ?? exit.signal})`,
+        'run the profile by hand (see the docs: docs/reference/tool-bash-sandbox.md#preflight) and fix what bwrap reports',
+        detail,
+      )
+    }
+    const facts = new Map(stdout.trim().split('\n').map((line) => line.split(' ') as [string, string]))
+    if (!/^0+$/.test(facts.get('CapEff:') ?? '') || facts.get('Seccomp:') !== '2' || facts.get('NoNewPrivs:') !== '1') {
+      throw new SandboxUnavailableError(
+        'profile-not-enforced',
+        `the sandbox started but is not enforced (inside it: ${stdout.trim().replaceAll('\n', ', ') || 'nothing printed'})`,
+        'use a bubblewrap that supports --cap-drop, --seccomp and --disable-userns (0.8.0 or newer)',
+        detail,
+      )
+    }
+  }
+
+  /** The launcher handed to the local executor. */
+  plan(context: BashLaunchContext): BashLaunchPlan {
+    if (!this.sandboxed) {
+      if (this.unavailable === null) throw new Error('the sandbox has not passed its preflight (or was disposed)')
+      return { file: context.shell, args: ['--noprofile', '--norc', '-c', context.request.command] }
+    }
+    return this.planSandboxed(context)
+  }
+
+  private planSandboxed(context: BashLaunchContext): BashLaunchPlan {
+    const directory = this.directory
+    if (directory === null || this.bwrap === null) throw new Error('the sandbox has been disposed')
+    const { policy } = this.config
+    const cwd = realFileSystem.realpath(context.request.cwd) ?? context.request.cwd
+    const limits: string[] = []
+    if (this.prlimit !== null) {
+      limits.push(this.prlimit)
+      if (this.config.memoryBytes !== null) limits.push(`--as=${this.config.memoryBytes}`)
+      if (this.config.maxProcesses !== null) limits.push(`--nproc=${this.config.maxProcesses}`)
+      limits.push('--')
+    }
+    const liveStubs = this.stubs
+    const fs: ProfileFileSystem = {
+      kind: (path) => (liveStubs.has(path) ? 'missing' : realFileSystem.kind(path)),
+      realpath: realFileSystem.realpath,
+    }
+    const hidden = [...policy.hiddenPaths, ...this.extraHidden(), directory]
+    const profile = buildSandboxProfile(
+      {
+        policy: { ...policy, hiddenPaths: hidden },
+        cwd,
+        isRoot: this.isRoot,
+        emptyFile: this.emptyFile,
+        emptyDirectory: this.emptyDirectory,
+        home: SANDBOX_HOME,
+        seccompFd: SECCOMP_FD,
+        statusFd: STATUS_FD,
+        argv: [...limits, context.shell, '--noprofile', '--norc', '-c', context.request.command],
+      },
+      fs,
+    )
+    this.serial += 1
+    const statusPath = join(directory, `status-${this.serial}`)
+    const seccompFd = openSync(this.seccompPath, 'r')
+    let statusFd: number
+    try {
+      statusFd = openSync(statusPath, 'w', 0o600)
+    } catch (error) {
+      closeSync(seccompFd)
+      throw error
+    }
+    for (const stub of profile.stubs) liveStubs.set(stub, (liveStubs.get(stub) ?? 0) + 1)
+    let open = true
+    return {
+      file: this.bwrap,
+      args: profile.args,
+      env: { ...context.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp' },
+      cwd: '/',
+      extraFds: [seccompFd, statusFd],
+      settle: (result) => {
+        const status = readStatus(statusPath)
+        const stoppedBeforeExit = result.stopReason !== null || result.signal !== null
+        if (status.exitCode === undefined && !stoppedBeforeExit) {
+          return new SandboxSetupError(bwrapLines(result), result.cwd)
+        }
+        const note = policyBlockNote(result, policy)
+        return note === undefined ? result : Object.freeze({ ...result, note })
+      },
+      cleanup: () => {
+        if (!open) return
+        open = false
+        closeSync(seccompFd)
+        closeSync(statusFd)
+        rmSync(statusPath, { force: true })
+        this.releaseStubs(profile.stubs)
+      },
+    }
+  }
+
+  /** Removes the mount points bubblewrap left on the host once no running command uses them (deepest first). */
+  private releaseStubs(stubs: readonly string[]): void {
+    for (const stub of [...stubs].reverse()) {
+      const count = (this.stubs.get(stub) ?? 1) - 1
+      if (count > 0) {
+        this.stubs.set(stub, count)
+        continue
+      }
+      this.stubs.delete(stub)
+      try {
+        const stat = lstatSync(stub)
+        if (stat.isDirectory()) rmdirSync(stub)
+        else if (stat.isFile() && stat.size === 0) unlinkSync(stub)
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code !== 'ENOENT') this.log(`could not remove the sandbox mount point ${stub} (${code ?? String(error)})`)
+      }
+    }
+  }
+
+  private removeDirectory(): void {
+    if (this.directory === null) return
+    rmSync(this.directory, { recursive: true, force: true })
+    this.directory = null
+  }
+
+  dispose(): void {
+    this.sandboxed = false
+    this.unavailable = null
+    this.removeDirectory()
+  }
+}
