@@ -153,8 +153,16 @@ export function resolveSandboxedBashConfig(input: unknown = {}): ResolvedSandbox
   const config = input as Record<string, unknown>
   const localInput: Record<string, unknown> = {}
   for (const key of Object.keys(config)) if (!SANDBOX_KEYS.has(key)) localInput[key] = config[key]
-  const local = resolveLocalBashConfig(localInput)
   const issues: string[] = []
+  let local: ResolvedLocalBashConfig
+  try {
+    local = resolveLocalBashConfig(localInput)
+  } catch (error) {
+    if (!BashConfigError.isInstance(error)) throw error
+    // Go on with the defaults, so that one error lists the sandbox's problems too.
+    issues.push(...error.issues)
+    local = resolveLocalBashConfig({})
+  }
   const cwd = canonical(local.cwd)
   const home = homedir()
 
