@@ -13,7 +13,9 @@ describe('public surface', () => {
       [
         'BPF',
         'DEFAULT_HIDDEN_HOME_PATHS',
+        'NetworkProxy',
         'ROOT_ONLY_SECRETS',
+        'SANDBOX_PROXY_SOCKET',
         'SANDBOX_DEFAULTS',
         'SANDBOX_ERROR_CODES',
         'SECCOMP_AUDIT_ARCH',
@@ -28,10 +30,14 @@ describe('public surface', () => {
         'currentSeccompArch',
         'describeSandboxPolicy',
         'encodeSeccompProgram',
+        'isNetworkAllowed',
+        'isPrivateAddress',
         'isWithin',
+        'parseNetworkAllowEntry',
         'policyBlockNote',
         'resolveSandboxedBashConfig',
         'syscallNumber',
+        'systemResolver',
       ].sort(),
     )
   })

@@ -3,11 +3,24 @@ export {
   SANDBOX_DEFAULTS,
   resolveSandboxedBashConfig,
   type ResolvedSandboxConfig,
+  type SandboxNetworkAllowList,
   type SandboxedBashConfig,
 } from './sandbox-config.js'
+export {
+  NetworkProxy,
+  isNetworkAllowed,
+  isPrivateAddress,
+  parseNetworkAllowEntry,
+  systemResolver,
+  type NetworkAllowRule,
+  type NetworkDenial,
+  type NetworkProxyOptions,
+  type NetworkResolver,
+} from './network-proxy.js'
 export { SANDBOX_ERROR_CODES } from './sandbox-error-codes.js'
 export {
   ROOT_ONLY_SECRETS,
+  SANDBOX_PROXY_SOCKET,
   buildSandboxProfile,
   isWithin,
   type ProfileFileSystem,

@@ -2,7 +2,21 @@ import { realpathSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { BashConfigError, resolveLocalBashConfig, type LocalBashConfig, type ResolvedLocalBashConfig } from '@dsh/tool-bash'
+import { parseNetworkAllowEntry, type NetworkAllowRule, type NetworkResolver } from './network-proxy.js'
 import { isWithin, type SandboxPolicy } from './sandbox-profile.js'
+
+/** Network access through the executor's allow-list proxy. */
+export interface SandboxNetworkAllowList {
+  /**
+   * Hosts commands may reach, through an HTTP proxy the executor runs on the host (`HTTP_PROXY`/`HTTPS_PROXY` point
+   * at it inside): `example.com`, `*.example.com`, with an optional `:port`, or IP literals (`[::1]:8080`).
+   * Loopback, link-local (cloud metadata) and unspecified addresses are refused even for an allowed name unless
+   * that address itself is listed. Every refusal is recorded in the result's `meta.executor.network.denials`.
+   */
+  readonly allow: readonly string[]
+  /** How names are resolved (default: the system resolver). Tests map names to 127.0.0.1 with it. */
+  readonly resolve?: NetworkResolver | undefined
+}
 
 /**
  * The configuration of {@link SandboxedBashExecutor}: every key of the local executor's `LocalBashConfig` (timeouts,
@@ -35,10 +49,10 @@ export interface SandboxedBashConfig extends LocalBashConfig {
   /** Size of the private `/tmp` (a tmpfs, fresh for each command), in bytes: 1 MiB to 64 GiB. Default: 268435456 (256 MiB). */
   tmpSizeBytes?: number | undefined
   /**
-   * Network access. Only `'off'` for now: the command has a loopback interface of its own and nothing else (no
-   * TCP, UDP, DNS, or host abstract sockets). Default: `'off'`.
+   * Network access: `'off'` (the command has a loopback interface of its own and nothing else: no TCP, UDP, DNS,
+   * or host abstract sockets), or an allow list reached through the executor's proxy (needs `socat`). Default: `'off'`.
    */
-  network?: 'off' | undefined
+  network?: 'off' | SandboxNetworkAllowList | undefined
   /** Address-space limit of each process of a command (`RLIMIT_AS`), in bytes: 16 MiB to 1 TiB. Default: none. */
   memoryBytes?: number | undefined
   /**
@@ -64,6 +78,8 @@ export interface ResolvedSandboxConfig {
   readonly bwrap: string
   /** What the profile enforces. */
   readonly policy: SandboxPolicy
+  /** The network allow list, or `null` when the network is off. */
+  readonly network: { readonly rules: readonly NetworkAllowRule[]; readonly resolve: NetworkResolver | undefined } | null
   /** `RLIMIT_AS` in bytes, or null. */
   readonly memoryBytes: number | null
   /** `RLIMIT_NPROC`, or null. */
@@ -222,9 +238,27 @@ export function resolveSandboxedBashConfig(input: unknown = {}): ResolvedSandbox
   }
   const readOnlyPaths = paths('readOnlyPaths', (path) => path)
 
-  const network = own(config, 'network')
-  if (network !== undefined && network !== 'off') {
-    issues.push(`network: only 'off' is supported (an allow-list proxy is not available yet), got ${JSON.stringify(network)}`)
+  const networkValue = own(config, 'network')
+  let network: ResolvedSandboxConfig['network'] = null
+  if (typeof networkValue === 'object' && networkValue !== null && !Array.isArray(networkValue)) {
+    const allow = own(networkValue, 'allow')
+    const resolveHost = own(networkValue, 'resolve')
+    const rules: NetworkAllowRule[] = []
+    if (!Array.isArray(allow) || allow.length === 0) issues.push('network.allow: must be a non-empty array of host names')
+    else {
+      for (const entry of allow) {
+        try {
+          if (typeof entry !== 'string') throw new TypeError(`${JSON.stringify(entry) ?? String(entry)}: not a string`)
+          rules.push(parseNetworkAllowEntry(entry))
+        } catch (error) {
+          issues.push(`network.allow: ${(error as Error).message}`)
+        }
+      }
+    }
+    if (resolveHost !== undefined && typeof resolveHost !== 'function') issues.push('network.resolve: must be a function')
+    network = Object.freeze({ rules: Object.freeze(rules), resolve: resolveHost as NetworkResolver | undefined })
+  } else if (networkValue !== undefined && networkValue !== 'off') {
+    issues.push(`network: must be 'off' or { allow: [...] }, got ${JSON.stringify(networkValue) ?? String(networkValue)}`)
   }
   const onUnavailable = own(config, 'onUnavailable') ?? SANDBOX_DEFAULTS.onUnavailable
   if (onUnavailable !== 'fail' && onUnavailable !== 'run-unsandboxed') {
@@ -243,6 +277,7 @@ export function resolveSandboxedBashConfig(input: unknown = {}): ResolvedSandbox
     localInput: localInput as LocalBashConfig,
     bwrap: text('bwrap', SANDBOX_DEFAULTS.bwrap),
     policy,
+    network,
     memoryBytes: integer('memoryBytes', 16_777_216, 1_099_511_627_776),
     maxProcesses: integer('maxProcesses', 8, 1_048_576),
     onUnavailable: onUnavailable === 'run-unsandboxed' ? 'run-unsandboxed' : 'fail',

@@ -18,9 +18,10 @@ import {
 } from 'node:fs'
 import { delimiter, isAbsolute, join } from 'node:path'
 import type { BashLaunchContext, BashLaunchPlan, BashResult } from '@dsh/tool-bash'
+import { NetworkProxy } from './network-proxy.js'
 import { policyBlockNote } from './policy-note.js'
 import type { ResolvedSandboxConfig } from './sandbox-config.js'
-import { buildSandboxProfile, type ProfileFileSystem, type ProfilePathKind } from './sandbox-profile.js'
+import { SANDBOX_PROXY_SOCKET, buildSandboxProfile, type ProfileFileSystem, type ProfilePathKind } from './sandbox-profile.js'
 import { SandboxSetupError } from './sandbox-setup-error.js'
 import { SandboxUnavailableError, type SandboxUnavailableCause } from './sandbox-unavailable-error.js'
 import { buildSeccompProgram, currentSeccompArch, encodeSeccompProgram } from './seccomp.js'
@@ -30,8 +31,25 @@ export const SANDBOX_HOME = '/tmp/home'
 const SECCOMP_FD = 3
 const STATUS_FD = 4
 const PREFLIGHT_TIMEOUT_MS = 20_000
+/** Inside the sandbox: where socat bridges TCP to the proxy's unix socket. */
+const PROXY_PORT = 3128
+const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`
 /** Prints the enforcement facts of the sandboxed shell itself (bash builtins only). */
 const PROBE = 'while read -r key value; do case $key in CapEff:|Seccomp:|NoNewPrivs:) echo "$key $value";; esac; done < /proc/self/status'
+
+/** The proxy variables every common client reads (curl, wget, npm, pip, git over https). */
+function proxyEnvironment(): Record<string, string> {
+  return {
+    HTTP_PROXY: PROXY_URL,
+    HTTPS_PROXY: PROXY_URL,
+    http_proxy: PROXY_URL,
+    https_proxy: PROXY_URL,
+    ALL_PROXY: PROXY_URL,
+    all_proxy: PROXY_URL,
+    npm_config_proxy: PROXY_URL,
+    npm_config_https_proxy: PROXY_URL,
+  }
+}
 
 /** The real file system, as the profile builder sees it. */
 const realFileSystem: ProfileFileSystem = {
@@ -133,6 +151,7 @@ export class SandboxRuntime {
   extraHidden: () => readonly string[] = () => []
   private bwrap: string | null = null
   private prlimit: string | null = null
+  private socat: string | null = null
   private directory: string | null = null
   private seccompPath = ''
   private emptyFile = ''
@@ -192,6 +211,16 @@ export class SandboxRuntime {
           'preflight-failed',
           'memoryBytes or maxProcesses is set but prlimit (util-linux) is not installed',
           'install util-linux, or leave memoryBytes and maxProcesses out',
+        )
+      }
+    }
+    if (this.config.network !== null) {
+      this.socat = locate('socat') ?? null
+      if (this.socat === null) {
+        throw new SandboxUnavailableError(
+          'preflight-failed',
+          'network.allow is set but socat (the bridge to the proxy inside the sandbox) is not installed',
+          'install it: apt-get install -y socat, or leave network off',
         )
       }
     }
@@ -295,6 +324,16 @@ export class SandboxRuntime {
       realpath: realFileSystem.realpath,
     }
     const hidden = [...policy.hiddenPaths, ...this.extraHidden(), directory]
+    this.serial += 1
+    const network = this.config.network
+    let proxy: NetworkProxy | null = null
+    let proxySocket: string | undefined
+    if (network !== null) {
+      proxy = new NetworkProxy({ rules: network.rules, resolve: network.resolve })
+      proxySocket = join(directory, `proxy-${this.serial}.sock`)
+      // A unix socket is bound and listening when listen() returns; 'listening' only follows on a later tick.
+      proxy.listen(proxySocket).catch((error: unknown) => this.log(`the network proxy for a command could not listen`, error))
+    }
     const profile = buildSandboxProfile(
       {
         policy: { ...policy, hiddenPaths: hidden },
@@ -305,11 +344,11 @@ export class SandboxRuntime {
         home: SANDBOX_HOME,
         seccompFd: SECCOMP_FD,
         statusFd: STATUS_FD,
-        argv: [...limits, context.shell, '--noprofile', '--norc', '-c', context.request.command],
+        proxySocket,
+        argv: [...limits, ...this.innerCommand(context.shell, context.request.command)],
       },
       fs,
     )
-    this.serial += 1
     const statusPath = join(directory, `status-${this.serial}`)
     const seccompFd = openSync(this.seccompPath, 'r')
     let statusFd: number
@@ -324,7 +363,7 @@ export class SandboxRuntime {
     return {
       file: this.bwrap,
       args: profile.args,
-      env: { ...context.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp' },
+      env: { ...context.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp', ...(proxy === null ? {} : proxyEnvironment()) },
       cwd: '/',
       extraFds: [seccompFd, statusFd],
       settle: (result) => {
@@ -333,18 +372,43 @@ export class SandboxRuntime {
         if (status.exitCode === undefined && !stoppedBeforeExit) {
           return new SandboxSetupError(bwrapLines(result), result.cwd)
         }
-        const note = policyBlockNote(result, policy)
-        return note === undefined ? result : Object.freeze({ ...result, note })
+        const allowed = network?.rules.map((rule) => (rule.port === null ? rule.host : `${rule.host}:${rule.port}`)) ?? []
+        const denials = proxy?.denials ?? []
+        let note = policyBlockNote(result, policy, allowed)
+        if (denials.length > 0) {
+          const refused = denials.map((denial) => `${denial.host}:${denial.port} (${denial.reason})`).join(', ')
+          note = `Note: the sandbox's network policy refused ${refused}; only ${allowed.join(', ')} can be reached, and the policy cannot be changed from here.`
+        }
+        const executorMeta =
+          network === null
+            ? undefined
+            : { network: { allow: allowed, denials: denials.map((denial) => ({ ...denial })) } }
+        if (note === undefined && executorMeta === undefined) return result
+        return Object.freeze({ ...result, ...(note === undefined ? {} : { note }), ...(executorMeta === undefined ? {} : { executorMeta }) })
       },
-      cleanup: () => {
+      cleanup: async () => {
         if (!open) return
         open = false
+        if (proxy !== null) {
+          await proxy.close()
+          if (proxySocket !== undefined) rmSync(proxySocket, { force: true })
+        }
         closeSync(seccompFd)
         closeSync(statusFd)
         rmSync(statusPath, { force: true })
         this.releaseStubs(profile.stubs)
       },
     }
+  }
+
+  /** What runs inside the sandbox: the shell, behind the bridge to the proxy when the network has an allow list. */
+  private innerCommand(shell: string, command: string): string[] {
+    if (this.socat === null) return [shell, '--noprofile', '--norc', '-c', command]
+    const bridge =
+      `${this.socat} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_PROXY_SOCKET} </dev/null >/dev/null 2>&1 & ` +
+      `for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; ` +
+      `exec ${shell} --noprofile --norc -c "$1"`
+    return [shell, '--noprofile', '--norc', '-c', bridge, 'bash', command]
   }
 
   /** Removes the mount points bubblewrap left on the host once no running command uses them (deepest first). */

@@ -3,6 +3,7 @@ import type { Context } from 'cordis'
 import { describe, expectTypeOf, it } from 'vitest'
 import {
   SandboxedBashExecutor,
+  type SandboxNetworkAllowList,
   type SandboxPolicy,
   type SandboxUnavailableCause,
   type SandboxedBashConfig,
@@ -17,7 +18,7 @@ describe('types', () => {
   })
 
   it('takes only the documented network and fallback values', () => {
-    expectTypeOf<SandboxedBashConfig['network']>().toEqualTypeOf<'off' | undefined>()
+    expectTypeOf<SandboxedBashConfig['network']>().toEqualTypeOf<'off' | SandboxNetworkAllowList | undefined>()
     expectTypeOf<SandboxedBashConfig['onUnavailable']>().toEqualTypeOf<'fail' | 'run-unsandboxed' | undefined>()
     expectTypeOf<'bwrap-missing'>().toExtend<SandboxUnavailableCause>()
   })

@@ -93,7 +93,9 @@ describe('fail closed: the preflight', () => {
   })
 
   it('rejects configurations that would lower the sandbox or promise what it cannot do', () => {
-    expect(() => new SandboxedBashExecutor(new Context(), { network: { allow: ['example.com'] } as never })).toThrow(BashConfigError)
+    expect(() => new SandboxedBashExecutor(new Context(), { cwd: workdir, network: 'on' as never })).toThrow(BashConfigError)
+    expect(() => new SandboxedBashExecutor(new Context(), { cwd: workdir, network: { allow: [] } })).toThrow(/non-empty/)
+    expect(() => new SandboxedBashExecutor(new Context(), { cwd: workdir, network: { allow: ['exa mple.com'] } })).toThrow(/not a host name/)
     expect(() => new SandboxedBashExecutor(new Context(), { cwd: workdir, writableRoots: ['/'] })).toThrow(/cannot be writable/)
     expect(() => new SandboxedBashExecutor(new Context(), { cwd: workdir, hiddenPaths: [scratch] })).toThrow(/would be hidden/)
     expect(() => new SandboxedBashExecutor(new Context(), { cwd: workdir, onUnavailable: 'maybe' as never })).toThrow(BashConfigError)

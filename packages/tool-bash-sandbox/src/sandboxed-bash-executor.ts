@@ -80,7 +80,9 @@ export class SandboxedBashExecutor extends LocalBashExecutor {
   }
 
   private get policyText(): string {
-    if (this.sandbox.sandboxed) return describeSandboxPolicy(this.sandbox.config.policy)
+    const network = this.sandbox.config.network
+    const allowed = network?.rules.map((rule) => (rule.port === null ? rule.host : `${rule.host}:${rule.port}`)) ?? []
+    if (this.sandbox.sandboxed) return describeSandboxPolicy(this.sandbox.config.policy, allowed)
     return 'Commands run WITHOUT a sandbox on this machine (the deployment allowed it): be careful with anything destructive.'
   }
 }

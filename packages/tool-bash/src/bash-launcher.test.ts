@@ -165,12 +165,12 @@ describe('the launch seam of LocalBashExecutor', () => {
     expect(() => new LocalBashExecutor(new Context(), {}, 'bwrap' as never)).toThrow(TypeError)
   })
 
-  it('shows an executor note after the output and an executor policy in the bash tool description', async () => {
+  it('shows an executor note after the output, its executorMeta in the meta, and its policy in the bash tool description', async () => {
     class Noted extends LocalBashExecutor {
       constructor(ctx: Context, options: LocalBashConfig) {
         super(ctx, options, (context) => ({
           ...wrapped(context),
-          settle: (result) => Object.freeze({ ...result, note: 'Note: a policy block.' }),
+          settle: (result) => Object.freeze({ ...result, note: 'Note: a policy block.', executorMeta: { denied: ['a.test:443'] } }),
         }))
         Object.defineProperty(this, 'limits', { value: { ...this.limits, policy: 'Commands run in a test sandbox.' } })
       }
@@ -183,6 +183,7 @@ describe('the launch seam of LocalBashExecutor', () => {
       expect(schema?.description).toMatch(/Commands run in a test sandbox\.$/)
       const result = await t.tools.execute({ callId: 'call_note', name: 'bash', arguments: { command: 'echo hi; exit 2' } })
       expect(resultText(result)).toBe('wrapped-by-launcher\nhi\n[exit code: 2]\nNote: a policy block.')
+      expect((result.meta as { executor?: unknown }).executor).toEqual({ denied: ['a.test:443'] })
       const task = await t.tools.execute({
         callId: 'call_note_bg',
         name: 'bash',
@@ -196,6 +197,7 @@ describe('the launch seam of LocalBashExecutor', () => {
         read = await t.tools.execute({ callId: `call_note_read_${attempt}`, name: 'bash_output', arguments: { task_id: taskId } })
       }
       expect(resultText(read)).toContain('[exit code: 1]\nNote: a policy block.')
+      expect((read.meta as { executor?: unknown }).executor).toEqual({ denied: ['a.test:443'] })
     } finally {
       await t.dispose()
     }

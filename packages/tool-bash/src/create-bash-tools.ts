@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path'
-import type { ToolExecution, ToolResult, ToolResultView } from '@dsh/tools-core'
+import type { JsonObject, ToolExecution, ToolResult, ToolResultView } from '@dsh/tools-core'
 import { genericCall, genericResult, terminalCall, terminalResultFromMeta, terminalResultMeta } from '@dsh/tools-presentation'
 import { defineTool, MAX_TIMEOUT_MS } from '@dsh/tools-schema'
 import { describeDuration, type BackgroundTasks, type TaskRead } from './background-tasks.js'
@@ -101,7 +101,14 @@ function runMeta(result: BashResult): BashRunMeta {
     timeoutMs: result.timeoutMs,
     stdout: streamMeta(result.stdout),
     stderr: streamMeta(result.stderr),
+    ...executorMeta(result),
   }
+}
+
+/** `{ executor }` when the result carries its own `executorMeta` (an inherited one is not the executor's), else `{}`. */
+function executorMeta(result: BashResult): { executor?: JsonObject } {
+  const meta: unknown = Object.hasOwn(result, 'executorMeta') ? result.executorMeta : undefined
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? { executor: meta as JsonObject } : {}
 }
 
 function taskMeta(read: TaskRead): BashTaskMeta {
@@ -122,6 +129,7 @@ function taskMeta(read: TaskRead): BashTaskMeta {
     durationMs: result.durationMs,
     stopReason: result.stopReason,
     outputCutOff: result.outputCutOff ?? null,
+    ...executorMeta(result),
   }
 }
 
