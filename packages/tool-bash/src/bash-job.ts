@@ -8,10 +8,9 @@ import type {
   BashTaskStatus,
   ResolvedBashRequest,
 } from './bash-executor.js'
-import type { BashLauncher, BashLaunchPlan } from './bash-launcher.js'
+import { resolveLaunchPlan, type BashLauncher, type BashLaunchPlan } from './bash-launcher.js'
 import { BashSpawnError } from './bash-spawn-error.js'
 import { CommandProcesses, readForkCount } from './command-processes.js'
-import { ownValue } from './config-values.js'
 import type { SpillStore } from './spill-store.js'
 import { StreamSink } from './stream-sink.js'
 
@@ -146,32 +145,7 @@ export class BashJob implements BashTask {
   /** The launcher's plan, or the plain shell when there is no launcher. */
   private planLaunch(): BashLaunchPlan {
     const { request, shell, env, launcher } = this.options
-    const shellPlan = { file: shell, args: ['--noprofile', '--norc', '-c', request.command] }
-    if (launcher === undefined) return Object.assign(Object.create(null) as BashLaunchPlan, shellPlan)
-    let plan: unknown
-    try {
-      plan = launcher({ request, shell, env: { ...env } })
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
-      throw new BashSpawnError(`cannot start the command in ${this.cwd}: ${reason}`, this.cwd, { cause: error })
-    }
-    const file = typeof plan === 'object' && plan !== null ? ownValue(plan, 'file') : undefined
-    const args = typeof plan === 'object' && plan !== null ? ownValue(plan, 'args') : undefined
-    if (typeof file !== 'string' || !Array.isArray(args)) {
-      throw new BashSpawnError(`cannot start the command in ${this.cwd}: the launcher returned no { file, args } plan`, this.cwd)
-    }
-    // Own properties only, into an object without a prototype: a polluted Object.prototype cannot add a cwd,
-    // an env, fds or hooks to a plan.
-    const source = plan as object
-    return Object.assign(Object.create(null) as BashLaunchPlan, {
-      file,
-      args,
-      env: ownValue(source, 'env') as BashLaunchPlan['env'],
-      cwd: ownValue(source, 'cwd') as BashLaunchPlan['cwd'],
-      extraFds: ownValue(source, 'extraFds') as BashLaunchPlan['extraFds'],
-      settle: ownValue(source, 'settle') as BashLaunchPlan['settle'],
-      cleanup: ownValue(source, 'cleanup') as BashLaunchPlan['cleanup'],
-    })
+    return resolveLaunchPlan({ request, shell, env, launcher })
   }
 
   /** Runs the plan's `cleanup` once; its failure is logged, never thrown. */

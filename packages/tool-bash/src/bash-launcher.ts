@@ -1,5 +1,6 @@
 import type { BashResult, ResolvedBashRequest } from './bash-executor.js'
-import type { BashSpawnError } from './bash-spawn-error.js'
+import { BashSpawnError } from './bash-spawn-error.js'
+import { ownValue } from './config-values.js'
 
 /** What a {@link BashLauncher} is asked to launch: the request as resolved and what the local executor would run. */
 export interface BashLaunchContext {
@@ -51,3 +52,41 @@ export interface BashLaunchPlan {
  * bubblewrap).
  */
 export type BashLauncher = (context: BashLaunchContext) => BashLaunchPlan
+
+/**
+ * The plan for one command: the launcher's, read by own properties into an object without a prototype (a polluted
+ * `Object.prototype` cannot add a cwd, an env, fds or hooks), or `shell --noprofile --norc -c <command>` without a
+ * launcher. Throws a `BashSpawnError` when the launcher throws or returns no `{ file, args }`.
+ */
+export function resolveLaunchPlan(options: {
+  request: ResolvedBashRequest
+  shell: string
+  env: Record<string, string>
+  launcher: BashLauncher | undefined
+}): BashLaunchPlan {
+  const { request, shell, env, launcher } = options
+  const shellPlan = { file: shell, args: ['--noprofile', '--norc', '-c', request.command] }
+  if (launcher === undefined) return Object.assign(Object.create(null) as BashLaunchPlan, shellPlan)
+  let plan: unknown
+  try {
+    plan = launcher({ request, shell, env: { ...env } })
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new BashSpawnError(`cannot start the command in ${request.cwd}: ${reason}`, request.cwd, { cause: error })
+  }
+  const source = typeof plan === 'object' && plan !== null ? plan : {}
+  const file = ownValue(source, 'file')
+  const args = ownValue(source, 'args')
+  if (typeof file !== 'string' || !Array.isArray(args)) {
+    throw new BashSpawnError(`cannot start the command in ${request.cwd}: the launcher returned no { file, args } plan`, request.cwd)
+  }
+  return Object.assign(Object.create(null) as BashLaunchPlan, {
+    file,
+    args,
+    env: ownValue(source, 'env') as BashLaunchPlan['env'],
+    cwd: ownValue(source, 'cwd') as BashLaunchPlan['cwd'],
+    extraFds: ownValue(source, 'extraFds') as BashLaunchPlan['extraFds'],
+    settle: ownValue(source, 'settle') as BashLaunchPlan['settle'],
+    cleanup: ownValue(source, 'cleanup') as BashLaunchPlan['cleanup'],
+  })
+}
