@@ -313,6 +313,44 @@ for (const uid of [0, NOBODY]) {
       })
     }
 
+    if (uid !== 0) {
+      // RLIMIT_NPROC binds the sandbox user; the kernel exempts uid 0, so root callers rely on the timeout (see the docs).
+      it('a fork bomb stays under maxProcesses in the sandbox, and is not bounded under the local executor', async () => {
+        const limited = await loadSandboxed({
+          cwd: host.workdir,
+          tempDir: join(host.base, 'priv'),
+          hideDefaultSecrets: false,
+          bwrap: host.asUid('/usr/bin/bwrap'),
+          maxProcesses: 40,
+        })
+        try {
+          const spawned = async (executor: LoadedExecutor): Promise<number> => {
+            const token = nonce()
+            const task = await executor.bash.start({
+              command: `for i in $(seq 1 120); do /usr/bin/sleep ${token} & done 2>/dev/null; wait`,
+              timeoutMs: 60_000,
+            })
+            let most = 0
+            const until = Date.now() + 4_000
+            while (Date.now() < until) {
+              most = Math.max(most, processesWith(token).length)
+              if (most >= 120) break
+              await pause(100)
+            }
+            await task.kill()
+            killAll(processesWith(token))
+            return most
+          }
+          const inSandbox = await spawned(limited)
+          expect(inSandbox).toBeGreaterThan(0) // the count sees the sandbox's processes
+          expect(inSandbox).toBeLessThanOrEqual(40)
+          expect(await spawned(local)).toBe(120)
+        } finally {
+          await limited.fiber.dispose()
+        }
+      })
+    }
+
     it('leaves no mount point stub behind where it covered a missing .git', async () => {
       runAs(uid, 'mkdir -p stubless', host.workdir)
       const result = await sandboxed.bash.run({ command: 'git init -q 2>&1; ls -A', cwd: join(host.workdir, 'stubless') })
