@@ -53,6 +53,9 @@ export class SandboxRuntime {
     try {
       await this.check()
       this.sandboxed = true
+      // A host that exits without unloading the executor still takes the private directory with it. (A host killed
+      // by a signal it does not handle, or by SIGKILL, leaves it in the temp directory: it holds no secrets.)
+      process.once('exit', this.removeOnExit)
     } catch (error) {
       this.removeDirectory()
       if (!SandboxUnavailableError.isInstance(error) || this.config.onUnavailable === 'fail') throw error
@@ -318,7 +321,10 @@ export class SandboxRuntime {
     this.directory = null
   }
 
+  private readonly removeOnExit = (): void => this.removeDirectory()
+
   dispose(): void {
+    process.off('exit', this.removeOnExit)
     this.sandboxed = false
     this.unavailable = null
     this.removeDirectory()

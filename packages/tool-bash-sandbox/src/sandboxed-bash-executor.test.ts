@@ -225,12 +225,15 @@ describe('limits and cleanup', () => {
     expect(text(await local.bash.run({ command: balloon }))).toContain('ALLOCATED')
   })
 
-  it('disposal removes the private directory and every mount point stub', async () => {
+  it('disposal removes the private directory, every mount point stub and its host-exit hooks', async () => {
+    const exitListeners = process.listenerCount('exit')
     const { bash, fiber } = await sandbox()
+    expect(process.listenerCount('exit')).toBeGreaterThan(exitListeners)
     await bash.run({ command: 'true' })
     expect(readdirSync(tempDir).some((entry) => entry.startsWith('dsh-bash-sandbox-'))).toBe(true)
     await fiber.dispose()
     expect(readdirSync(tempDir).filter((entry) => entry.startsWith('dsh-bash-sandbox-'))).toEqual([])
+    expect(process.listenerCount('exit')).toBe(exitListeners)
     expect(existsSync(join(workdir, '.git'))).toBe(false)
   })
 })
