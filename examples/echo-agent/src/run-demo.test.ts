@@ -25,3 +25,15 @@ describe('runDemo', () => {
     expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual(JSON.parse(JSON.stringify(outcome.session?.log)))
   }, RUN_TIMEOUT_MS)
 })
+
+describe('runDemo in the sandbox', () => {
+  it('plays the whole script with the commands in bubblewrap (npm run demo -- --sandbox)', async () => {
+    const warnings: string[] = []
+    const lines: string[] = []
+    const outcome = await runDemo({ sandbox: true, write: (line) => lines.push(line), warn: (line) => warnings.push(line) })
+    expect(warnings).toEqual([])
+    expect(outcome.exitCode).toBe(0)
+    expect(outcome.problems).toEqual([])
+    expect(outcome.session?.steps).toHaveLength(12)
+  }, RUN_TIMEOUT_MS)
+})

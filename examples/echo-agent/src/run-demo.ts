@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { TimeoutPolicy } from '@dsh/timeout-policy'
 import { BashTools, LocalBashExecutor } from '@dsh/tool-bash'
+import { SandboxedBashExecutor } from '@dsh/tool-bash-sandbox'
 import type { Agent } from '@dsh/tools-core'
 import { ToolRegistry } from '@dsh/tools-registry'
 import { runScriptedSession, type ScriptedSession } from '@dsh/tools-testing'
@@ -28,6 +29,11 @@ export interface DemoOptions {
   readonly write: (line: string) => void
   /** Receives warnings and problems (stderr in the CLI). */
   readonly warn: (line: string) => void
+  /**
+   * Run the model's commands in the bubblewrap sandbox (`SandboxedBashExecutor` of `@dsh/tool-bash-sandbox`, Linux)
+   * instead of the local executor. The run fails with the sandbox's reason and fix when it cannot start. Default: false.
+   */
+  readonly sandbox?: boolean | undefined
 }
 
 /** How a demo run ended. */
@@ -99,7 +105,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
 
     await ctx.plugin(TimeoutPolicy, { graceMs: 1_000 })
     // The executor seam (ctx.bash) and the model-facing bash, bash_output and bash_kill tools over it.
-    await ctx.plugin(LocalBashExecutor, { cwd: workspace, defaultTimeoutMs: 10_000, killGraceMs: 500 })
+    const executorConfig = { cwd: workspace, defaultTimeoutMs: 10_000, killGraceMs: 500 }
+    if (options.sandbox === true) await ctx.plugin(SandboxedBashExecutor, executorConfig)
+    else await ctx.plugin(LocalBashExecutor, executorConfig)
     await ctx.plugin(BashTools)
     await ctx.plugin(echoTool)
     await ctx.plugin(wordCountTool)

@@ -1,6 +1,7 @@
 // cordis's declarations must be loaded before the augmentation at the end of this file: when the augmentation is
 // the first mention of 'cordis' in a program, TypeScript drops cordis's own augmentations of `Context`.
 import type {} from 'cordis'
+import type { JsonObject } from '@dsh/tools-core'
 import type { BashSpawnError } from './bash-spawn-error.js'
 
 /**
@@ -110,6 +111,16 @@ export interface BashResult {
   readonly stdout: CapturedOutput
   /** Standard error. */
   readonly stderr: CapturedOutput
+  /**
+   * A short note from the executor to the model about this result, which the bash tools add after the output
+   * (a sandboxed executor's "this looks like a policy block" hint). Optional; the local executor sets none.
+   */
+  readonly note?: string | undefined
+  /**
+   * Facts the executor recorded about this command, as lossless JSON (a sandbox's network denials), which the bash
+   * tools copy into the result's `meta` as `executor`. Optional; the local executor sets none.
+   */
+  readonly executorMeta?: JsonObject | undefined
 }
 
 /** A background task's state: running, completed (with its result) or failed to start. */
@@ -183,6 +194,11 @@ export interface BashExecutorLimits {
   readonly backgroundTimeoutMs: number
   /** Bytes kept in memory per stream. */
   readonly outputWindowBytes: number
+  /**
+   * What the executor restricts, in sentences for the model (a sandbox's policy: what commands can write, whether
+   * they have network), which the `bash` tool adds to its description. Optional; the local executor sets none.
+   */
+  readonly policy?: string | undefined
 }
 
 /**

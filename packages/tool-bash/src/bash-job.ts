@@ -8,6 +8,7 @@ import type {
   BashTaskStatus,
   ResolvedBashRequest,
 } from './bash-executor.js'
+import { resolveLaunchPlan, type BashLauncher, type BashLaunchPlan } from './bash-launcher.js'
 import { BashSpawnError } from './bash-spawn-error.js'
 import { CommandProcesses, readForkCount } from './command-processes.js'
 import type { SpillStore } from './spill-store.js'
@@ -36,6 +37,8 @@ export interface BashJobOptions {
   log: (message: string, error?: unknown) => void
   /** Called once when the job has settled. */
   onSettled: (job: BashJob) => void
+  /** Maps the request to the process to spawn (see {@link BashLauncher}); default: `shell --noprofile --norc -c`. */
+  launcher?: BashLauncher | undefined
 }
 
 type Timer = ReturnType<typeof setTimeout>
@@ -78,6 +81,8 @@ export class BashJob implements BashTask {
   private drainTimer: Timer | null = null
   private giveUpTimer: Timer | null = null
   private readonly onAbort = (): void => this.stop('abort')
+  private plan: BashLaunchPlan | null = null
+  private cleanedUp = false
 
   constructor(options: BashJobOptions) {
     this.options = options
@@ -112,7 +117,9 @@ export class BashJob implements BashTask {
     let child: ChildProcess
     const forksAtStart = readForkCount()
     try {
-      child = spawn(this.options.shell, ['--noprofile', '--norc', '-c', request.command], spawnOptions(request.cwd, this.options.env))
+      const plan = this.planLaunch()
+      this.plan = plan
+      child = spawn(plan.file, [...plan.args], spawnOptions(plan.cwd ?? request.cwd, plan.env ?? this.options.env, plan.extraFds))
     } catch (error) {
       this.fail(error)
       return
@@ -133,6 +140,24 @@ export class BashJob implements BashTask {
     this.stderr.attach(child.stderr as NonNullable<ChildProcess['stderr']>, () => this.advance(), onStreamError)
     this.timeoutTimer = setTimeout(() => this.stop('timeout'), this.timeoutMs)
     signal?.addEventListener('abort', this.onAbort, { once: true })
+  }
+
+  /** The launcher's plan, or the plain shell when there is no launcher. */
+  private planLaunch(): BashLaunchPlan {
+    const { request, shell, env, launcher } = this.options
+    return resolveLaunchPlan({ request, shell, env, launcher })
+  }
+
+  /** Runs the plan's `cleanup` once; its failure is logged, never thrown. */
+  private async cleanupPlan(): Promise<void> {
+    const cleanup = this.plan?.cleanup
+    if (this.cleanedUp || cleanup === undefined) return
+    this.cleanedUp = true
+    try {
+      await cleanup()
+    } catch (error) {
+      this.options.log(`cleaning up after bash (pid ${this.pid}) failed`, error)
+    }
   }
 
   read(): BashTaskOutput {
@@ -325,7 +350,27 @@ export class BashJob implements BashTask {
       stdout: this.stdout.capture(),
       stderr: this.stderr.capture(),
     })
-    this.settle(Object.freeze({ status: 'completed', result }))
+    const settled = await this.settlePlan(result)
+    await this.cleanupPlan()
+    this.settle(
+      BashSpawnError.isInstance(settled)
+        ? Object.freeze({ status: 'failed', error: settled })
+        : Object.freeze({ status: 'completed', result: settled }),
+    )
+  }
+
+  /** The plan's `settle` hook applied to the job's own result (which stands when the hook fails). */
+  private async settlePlan(result: BashResult): Promise<BashResult | BashSpawnError> {
+    const hook = this.plan?.settle
+    if (hook === undefined) return result
+    try {
+      const settled = await hook(result)
+      if (BashSpawnError.isInstance(settled) || (typeof settled === 'object' && settled !== null)) return settled
+      this.options.log(`the launcher's settle hook for bash (pid ${this.pid}) returned no result; keeping the job's`)
+    } catch (error) {
+      this.options.log(`the launcher's settle hook for bash (pid ${this.pid}) failed; keeping the job's result`, error)
+    }
+    return result
   }
 
   private fail(cause: unknown): void {
@@ -333,8 +378,12 @@ export class BashJob implements BashTask {
     this.finishing = true
     this.clearAll()
     const reason = cause instanceof Error ? cause.message : String(cause)
-    const error = new BashSpawnError(`cannot start ${this.options.shell} in ${this.cwd}: ${reason}`, this.cwd, { cause })
-    this.settle(Object.freeze({ status: 'failed', error }))
+    const error = BashSpawnError.isInstance(cause)
+      ? cause
+      : new BashSpawnError(`cannot start ${this.plan?.file ?? this.options.shell} in ${this.cwd}: ${reason}`, this.cwd, { cause })
+    const outcome: BashTaskOutcome = Object.freeze({ status: 'failed', error })
+    if (this.plan?.cleanup === undefined) this.settle(outcome)
+    else void this.cleanupPlan().then(() => this.settle(outcome))
   }
 
   private settle(outcome: BashTaskOutcome): void {
@@ -359,11 +408,11 @@ export class BashJob implements BashTask {
  * The options of the shell's spawn, every key Node reads given explicitly (an own property) and the object without a
  * prototype: a polluted `Object.prototype` (`shell`, `uid`, `argv0`, `env`, …) cannot change how the command starts.
  */
-function spawnOptions(cwd: string, env: Record<string, string>): SpawnOptions {
+function spawnOptions(cwd: string, env: Readonly<Record<string, string>>, extraFds: readonly number[] = []): SpawnOptions {
   return Object.assign(Object.create(null) as SpawnOptions, {
     cwd,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: env as Record<string, string>,
+    stdio: ['ignore', 'pipe', 'pipe', ...extraFds],
     detached: true,
     windowsHide: true,
     shell: false,

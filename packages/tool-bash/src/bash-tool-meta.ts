@@ -1,3 +1,4 @@
+import type { JsonObject } from '@dsh/tools-core'
 import type { TerminalResultMeta } from '@dsh/tools-presentation'
 import type { BashStopReason, BashTaskStatus, CapturedOutput } from './bash-executor.js'
 import { savedSpillPath } from './format-bash-output.js'
@@ -32,6 +33,8 @@ export interface BashRunMeta extends TerminalResultMeta {
   readonly stdout: BashStreamMeta
   /** Standard error. */
   readonly stderr: BashStreamMeta
+  /** What the executor recorded about the command (`BashResult.executorMeta`), when it recorded anything. */
+  readonly executor?: JsonObject
 }
 
 /** The `meta` of a `bash` call with `run_in_background`: the task that was started. */
@@ -70,6 +73,8 @@ export interface BashTaskMeta {
   readonly stopReason?: BashStopReason | null
   /** Set when output may be missing because a pipe was closed before its end, once completed. */
   readonly outputCutOff?: 'drain' | 'stop' | null
+  /** What the executor recorded about the command (`BashResult.executorMeta`), once completed, when it recorded anything. */
+  readonly executor?: JsonObject
   /** Standard output of this read. */
   readonly stdout: BashStreamMeta
   /** Standard error of this read. */

@@ -1,10 +1,10 @@
 import { isAbsolute, join } from 'node:path'
-import type { ToolExecution, ToolResult, ToolResultView } from '@dsh/tools-core'
+import type { JsonObject, ToolExecution, ToolResult, ToolResultView } from '@dsh/tools-core'
 import { genericCall, genericResult, terminalCall, terminalResultFromMeta, terminalResultMeta } from '@dsh/tools-presentation'
 import { defineTool, MAX_TIMEOUT_MS } from '@dsh/tools-schema'
 import { describeDuration, type BackgroundTasks, type TaskRead } from './background-tasks.js'
 import { BashAbortedError } from './bash-aborted-error.js'
-import type { BashExecutor, BashRequest, BashResult } from './bash-executor.js'
+import type { BashExecutor, BashExecutorLimits, BashRequest, BashResult } from './bash-executor.js'
 import { BashRequestError } from './bash-request-error.js'
 import { streamMeta, type BashRunMeta, type BashStartMeta, type BashTaskMeta } from './bash-tool-meta.js'
 import type { ResolvedBashToolsConfig } from './bash-tools-config.js'
@@ -81,6 +81,12 @@ function arg<Args extends object, Key extends keyof Args & string>(args: Args, k
   return ownValue(args, key) as Args[Key] | undefined
 }
 
+/** The executor's own policy sentence (a sandbox's), with a leading space, or '' when it has none. */
+function executorPolicy(limits: BashExecutorLimits): string {
+  const policy: unknown = Object.hasOwn(limits, 'policy') ? limits.policy : undefined
+  return typeof policy === 'string' && policy !== '' ? ` ${policy}` : ''
+}
+
 function runMeta(result: BashResult): BashRunMeta {
   return {
     ...terminalResultMeta({
@@ -95,7 +101,14 @@ function runMeta(result: BashResult): BashRunMeta {
     timeoutMs: result.timeoutMs,
     stdout: streamMeta(result.stdout),
     stderr: streamMeta(result.stderr),
+    ...executorMeta(result),
   }
+}
+
+/** `{ executor }` when the result carries its own `executorMeta` (an inherited one is not the executor's), else `{}`. */
+function executorMeta(result: BashResult): { executor?: JsonObject } {
+  const meta: unknown = Object.hasOwn(result, 'executorMeta') ? result.executorMeta : undefined
+  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? { executor: meta as JsonObject } : {}
 }
 
 function taskMeta(read: TaskRead): BashTaskMeta {
@@ -116,6 +129,7 @@ function taskMeta(read: TaskRead): BashTaskMeta {
     durationMs: result.durationMs,
     stopReason: result.stopReason,
     outputCutOff: result.outputCutOff ?? null,
+    ...executorMeta(result),
   }
 }
 
@@ -164,7 +178,8 @@ export function createBashTools(context: BashToolsContext) {
       'when it ends. For servers, watchers and other long jobs set `run_in_background`: you get a task id at once, ' +
       `read new output with bash_output and stop the task with bash_kill${notice}. At most ` +
       `${config.maxBackgroundTasks} background tasks may run at once. Environment variables and stdin cannot be ` +
-      'passed as arguments: set variables in the command itself (`FOO=bar make`).',
+      'passed as arguments: set variables in the command itself (`FOO=bar make`).' +
+      executorPolicy(limits),
     parameters: {
       command: { type: 'string', required: true, description: 'The command to run: a bash script, one or more lines.' },
       description: {

@@ -114,11 +114,20 @@ function join(sections: string[], markers: string[], empty: string): string {
  *    `[killed by signal: S]` or `[exit code: N]`. Exit code 0 has no marker.
  *
  * When neither stream printed anything (or only a newline) the output part is `(no output)`. A stream that was cut
- * shows its head, a line `[… N bytes omitted …]`, and its tail.
+ * shows its head, a line `[… N bytes omitted …]`, and its tail. Last, the executor's `note` on its own line, when
+ * the result has one.
  */
 export function formatBashResult(result: BashResult): string {
   const { sections, markers } = outputLines(result.stdout, result.stderr)
-  return join(sections, [...markers, ...endMarkers(result)], NO_OUTPUT)
+  const text = join(sections, [...markers, ...endMarkers(result)], NO_OUTPUT)
+  const note = executorNote(result)
+  return note === undefined ? text : `${text}\n${note}`
+}
+
+/** The result's own, non-empty `note` (an inherited one, from a polluted prototype, is not the executor's). */
+function executorNote(result: BashResult): string | undefined {
+  const note: unknown = Object.hasOwn(result, 'note') ? result.note : undefined
+  return typeof note === 'string' && note !== '' ? note : undefined
 }
 
 /**
@@ -136,6 +145,8 @@ export function formatBashTaskOutput(taskId: string, output: BashTaskOutput, out
     status = `[task ${taskId} failed to start: ${outcome.error.message}]`
   } else {
     markers.push(...endMarkers(outcome.result))
+    const note = executorNote(outcome.result)
+    if (note !== undefined) markers.push(note)
     const reason = outcome.result.stopReason
     status =
       reason === 'kill'

@@ -12,6 +12,7 @@ import type {
   ResolvedBashRequest,
 } from './bash-executor.js'
 import { BashJob } from './bash-job.js'
+import type { BashLauncher } from './bash-launcher.js'
 import { BashRequestError } from './bash-request-error.js'
 import { BashSpawnError } from './bash-spawn-error.js'
 import { createCommandEnvironment } from './command-environment.js'
@@ -33,10 +34,16 @@ class LocalBashRuntime {
   disposed = false
   private releaseHostHooks: (() => void) | null = null
   private readonly log: (message: string, error?: unknown) => void
+  private readonly launcher: BashLauncher | undefined
 
-  constructor(config: ResolvedLocalBashConfig, log: (message: string, error?: unknown) => void) {
+  constructor(
+    config: ResolvedLocalBashConfig,
+    log: (message: string, error?: unknown) => void,
+    launcher: BashLauncher | undefined,
+  ) {
     this.config = config
     this.log = log
+    this.launcher = launcher
     this.env = createCommandEnvironment(process.env, config)
     this.spills = new SpillStore({ root: config.tempDir, capBytes: config.spillCapBytes, onError: log })
   }
@@ -138,6 +145,7 @@ class LocalBashRuntime {
       signal,
       log: this.log,
       onSettled: (settled) => this.jobs.delete(settled),
+      launcher: this.launcher,
     })
     this.jobs.add(job)
     job.launch()
@@ -175,14 +183,21 @@ export class LocalBashExecutor extends Service implements BashExecutor {
   /**
    * @param ctx - the plugin's context (cordis passes it)
    * @param config - validated here; a bad one throws a {@link BashConfigError} and the load fails
+   * @param launcher - the launch seam, for subclasses that run commands some other way (a sandbox): maps each
+   *   request to the process that runs it ({@link BashLauncher}). Cordis never passes it; default: `bash -c`.
    */
-  constructor(ctx: Context, config: LocalBashConfig = {}) {
+  constructor(ctx: Context, config: LocalBashConfig = {}, launcher?: BashLauncher) {
+    if (launcher !== undefined && typeof launcher !== 'function') {
+      throw new TypeError('the bash launcher must be a function (or left out)')
+    }
     checkCordisHost(ctx, '@dsh/tool-bash')
     const resolved = resolveLocalBashConfig(config)
     super(ctx, 'bash')
     const logger = ctx.logger('bash')
-    this.runtime = new LocalBashRuntime(resolved, (message, error) =>
-      error === undefined ? logger.warn(message) : logger.warn(message, error),
+    this.runtime = new LocalBashRuntime(
+      resolved,
+      (message, error) => (error === undefined ? logger.warn(message) : logger.warn(message, error)),
+      launcher,
     )
     this.limits = Object.freeze({
       cwd: resolved.cwd,

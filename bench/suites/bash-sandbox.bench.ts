@@ -1,0 +1,83 @@
+// The sandboxed executor (bubblewrap) against the local executor and raw child_process, in one run.
+import { spawn, spawnSync } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Context } from 'cordis'
+import { LocalBashExecutor } from '@dsh/tool-bash'
+import { SandboxedBashExecutor } from '@dsh/tool-bash-sandbox'
+import { defineSuite } from '../harness.js'
+
+const OUTPUT_BYTES = 200_000_000
+const bigCommand = `head -c ${OUTPUT_BYTES} /dev/zero`
+const scratch = mkdtempSync(join(tmpdir(), 'dsh-bash-sandbox-bench-'))
+const disposers: (() => Promise<void>)[] = []
+
+async function load(plugin: typeof LocalBashExecutor | typeof SandboxedBashExecutor, config: object = {}): Promise<Context> {
+  const ctx = new Context()
+  const fiber = await ctx.plugin(plugin, { cwd: scratch, tempDir: scratch, ...config })
+  disposers.push(() => fiber.dispose())
+  return ctx
+}
+
+export default defineSuite({
+  name: 'bash-sandbox',
+  description:
+    '`SandboxedBashExecutor` of `@dsh/tool-bash-sandbox` (bubblewrap: every namespace, capabilities dropped, seccomp, the full mount profile) ' +
+    'against the local executor of `@dsh/tool-bash` and raw `spawn("bash", ["-c", …])`, in one run. `true`: `ctx.bash.run({ command: "true" })` ' +
+    'until the result. 200 MB: `head -c 200000000 /dev/zero` with the bounded capture (`spillCapBytes: 0`) against a raw spawn whose piped stdout is discarded.',
+  versions: {
+    '@dsh/tool-bash-sandbox': JSON.parse(readFileSync(new URL('../../packages/tool-bash-sandbox/package.json', import.meta.url), 'utf8')).version,
+    bwrap: spawnSync('bwrap', ['--version'], { encoding: 'utf8' }).stdout.trim(),
+  },
+  async groups() {
+    const local = await load(LocalBashExecutor)
+    const sandboxed = await load(SandboxedBashExecutor)
+    const sandboxedNoSpill = await load(SandboxedBashExecutor, { spillCapBytes: 0 })
+    return [
+      {
+        title: '`true` through the sandbox',
+        baseline: 'local executor ctx.bash.run',
+        target: { case: 'sandboxed ctx.bash.run', maxRatio: 3, label: '≤ 3× the local executor' },
+        cases: {
+          'raw spawn': async () => {
+            const child = spawn('bash', ['-c', 'true'])
+            await once(child, 'exit')
+          },
+          'local executor ctx.bash.run': async () => {
+            if ((await local.bash.run({ command: 'true' })).exitCode !== 0) throw new Error('true failed')
+          },
+          'sandboxed ctx.bash.run': async () => {
+            if ((await sandboxed.bash.run({ command: 'true' })).exitCode !== 0) throw new Error('true failed')
+          },
+        },
+      },
+      {
+        title: '200 MB of output through the sandbox',
+        baseline: 'raw spawn, output discarded',
+        target: { case: 'sandboxed ctx.bash.run (bounded capture)', maxRatio: 2, label: '≥ 50% of raw throughput (≤ 2×)' },
+        options: { min_samples: 5, max_samples: 10, min_cpu_time: 0 },
+        cases: {
+          'raw spawn, output discarded': async () => {
+            const child = spawn('bash', ['-c', bigCommand], { stdio: ['ignore', 'pipe', 'ignore'] })
+            let bytes = 0
+            child.stdout.on('data', (chunk: Buffer) => {
+              bytes += chunk.length
+            })
+            await once(child, 'close')
+            if (bytes !== OUTPUT_BYTES) throw new Error(`raw read ${bytes} bytes`)
+          },
+          'sandboxed ctx.bash.run (bounded capture)': async () => {
+            const result = await sandboxedNoSpill.bash.run({ command: bigCommand })
+            if (result.stdout.totalBytes !== OUTPUT_BYTES) throw new Error(`sandbox read ${result.stdout.totalBytes} bytes`)
+          },
+        },
+      },
+    ]
+  },
+  async dispose() {
+    for (const dispose of disposers) await dispose()
+    rmSync(scratch, { recursive: true, force: true })
+  },
+})

@@ -1,0 +1,49 @@
+export {
+  DEFAULT_HIDDEN_HOME_PATHS,
+  SANDBOX_DEFAULTS,
+  resolveSandboxedBashConfig,
+  type ResolvedSandboxConfig,
+  type SandboxNetworkAllowList,
+  type SandboxedBashConfig,
+} from './sandbox-config.js'
+export {
+  NetworkProxy,
+  isNetworkAllowed,
+  isPrivateAddress,
+  parseNetworkAllowEntry,
+  systemResolver,
+  type NetworkAllowRule,
+  type NetworkDenial,
+  type NetworkProxyOptions,
+  type NetworkResolver,
+} from './network-proxy.js'
+export { SANDBOX_ERROR_CODES } from './sandbox-error-codes.js'
+export {
+  ROOT_ONLY_SECRETS,
+  SANDBOX_PROXY_SOCKET,
+  buildSandboxProfile,
+  isWithin,
+  type ProfileFileSystem,
+  type ProfilePathKind,
+  type SandboxPolicy,
+  type SandboxProfile,
+  type SandboxProfileInput,
+} from './sandbox-profile.js'
+export { SandboxSetupError } from './sandbox-setup-error.js'
+export { SandboxUnavailableError, type SandboxUnavailableCause } from './sandbox-unavailable-error.js'
+export { SandboxedBashExecutor } from './sandboxed-bash-executor.js'
+export { describeSandboxPolicy, policyBlockNote } from './policy-note.js'
+export {
+  BPF,
+  SECCOMP_AUDIT_ARCH,
+  SECCOMP_DENIED_IOCTLS,
+  SECCOMP_DENIED_SYSCALLS,
+  SECCOMP_RET,
+  buildSeccompProgram,
+  currentSeccompArch,
+  encodeSeccompProgram,
+  syscallNumber,
+  type BpfInstruction,
+  type SeccompArch,
+  type SeccompSyscall,
+} from './seccomp.js'

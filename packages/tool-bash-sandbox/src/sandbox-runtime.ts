@@ -1,0 +1,332 @@
+import { spawn } from 'node:child_process'
+import { chmodSync, closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { BashLaunchContext, BashLaunchPlan } from '@dsh/tool-bash'
+import { NetworkProxy } from './network-proxy.js'
+import { policyBlockNote } from './policy-note.js'
+import type { ResolvedSandboxConfig } from './sandbox-config.js'
+import { KNOWN_FAILURES, PROXY_PORT, bwrapLines, locate, proxyEnvironment, readStatus, realFileSystem } from './sandbox-host.js'
+import { SANDBOX_PROXY_SOCKET, buildSandboxProfile, type ProfileFileSystem } from './sandbox-profile.js'
+import { SandboxSetupError } from './sandbox-setup-error.js'
+import { SandboxUnavailableError } from './sandbox-unavailable-error.js'
+import { buildSeccompProgram, currentSeccompArch, encodeSeccompProgram } from './seccomp.js'
+
+/** Inside the sandbox: the scratch home (in the private /tmp). */
+export const SANDBOX_HOME = '/tmp/home'
+const SECCOMP_FD = 3
+const STATUS_FD = 4
+const PREFLIGHT_TIMEOUT_MS = 20_000
+/** Prints the enforcement facts of the sandboxed shell itself (bash builtins only). */
+const PROBE = 'while read -r key value; do case $key in CapEff:|Seccomp:|NoNewPrivs:) echo "$key $value";; esac; done < /proc/self/status'
+
+/** Everything the sandboxed executor owns besides the local executor's job machinery. */
+export class SandboxRuntime {
+  readonly config: ResolvedSandboxConfig
+  readonly isRoot: boolean = process.getuid?.() === 0
+  /** True once the preflight proved the sandbox works; false when the deployment chose to run unsandboxed. */
+  sandboxed = false
+  /** Why the sandbox is not in use (with `onUnavailable: 'run-unsandboxed'`). */
+  unavailable: SandboxUnavailableError | null = null
+  log: (message: string, error?: unknown) => void = () => {}
+  /** Paths hidden on top of the policy, asked for at each launch (the executor's spill directory). */
+  extraHidden: () => readonly string[] = () => []
+  private bwrap: string | null = null
+  private prlimit: string | null = null
+  private socat: string | null = null
+  private directory: string | null = null
+  private seccompPath = ''
+  private emptyFile = ''
+  private emptyDirectory = ''
+  private serial = 0
+  private readonly stubs = new Map<string, number>()
+
+  constructor(config: ResolvedSandboxConfig) {
+    this.config = config
+  }
+
+  /**
+   * Proves the sandbox works here: the platform, the binaries, then the real profile run once, checking from inside
+   * that capabilities are gone, seccomp is on and no_new_privs is set. Throws {@link SandboxUnavailableError}
+   * (unless the deployment chose `'run-unsandboxed'`, which is logged).
+   */
+  async preflight(): Promise<void> {
+    try {
+      await this.check()
+      this.sandboxed = true
+      // A host that exits without unloading the executor still takes the private directory with it. (A host killed
+      // by a signal it does not handle, or by SIGKILL, leaves it in the temp directory: it holds no secrets.)
+      process.once('exit', this.removeOnExit)
+    } catch (error) {
+      this.removeDirectory()
+      if (!SandboxUnavailableError.isInstance(error) || this.config.onUnavailable === 'fail') throw error
+      this.unavailable = error
+      this.log(`${error.message} — running commands UNSANDBOXED, as configured (onUnavailable: 'run-unsandboxed')`)
+    }
+  }
+
+  private async check(): Promise<void> {
+    if (process.platform !== 'linux') {
+      throw new SandboxUnavailableError(
+        'unsupported-platform',
+        `bubblewrap sandboxes exist on Linux only, this is ${process.platform}`,
+        'run the agent on Linux (a VM or container), or load LocalBashExecutor explicitly if unsandboxed commands are acceptable',
+      )
+    }
+    const arch = currentSeccompArch()
+    if (arch === undefined) {
+      throw new SandboxUnavailableError(
+        'unsupported-architecture',
+        `the seccomp denylist is built for x64 and arm64, this is ${process.arch}`,
+        'run on x64 or arm64',
+      )
+    }
+    this.bwrap = locate(this.config.bwrap) ?? null
+    if (this.bwrap === null) {
+      throw new SandboxUnavailableError(
+        'bwrap-missing',
+        `bubblewrap (${this.config.bwrap}) is not installed or not on PATH`,
+        'install it: apt-get install -y bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), or set the bwrap option to its path',
+      )
+    }
+    if (this.config.memoryBytes !== null || this.config.maxProcesses !== null) {
+      this.prlimit = locate('prlimit') ?? null
+      if (this.prlimit === null) {
+        throw new SandboxUnavailableError(
+          'preflight-failed',
+          'memoryBytes or maxProcesses is set but prlimit (util-linux) is not installed',
+          'install util-linux, or leave memoryBytes and maxProcesses out',
+        )
+      }
+    }
+    if (this.config.network !== null) {
+      this.socat = locate('socat') ?? null
+      if (this.socat === null) {
+        throw new SandboxUnavailableError(
+          'preflight-failed',
+          'network.allow is set but socat (the bridge to the proxy inside the sandbox) is not installed',
+          'install it: apt-get install -y socat, or leave network off',
+        )
+      }
+    }
+    const directory = mkdtempSync(join(this.config.local.tempDir, 'dsh-bash-sandbox-'))
+    this.directory = directory
+    // Searchable, not listable: a non-root bwrap (after setpriv, or a wrapper) must reach the empty covers here.
+    chmodSync(directory, 0o711)
+    this.seccompPath = join(directory, 'seccomp.bpf')
+    writeFileSync(this.seccompPath, encodeSeccompProgram(buildSeccompProgram(arch)), { mode: 0o400 })
+    this.emptyFile = join(directory, 'empty')
+    writeFileSync(this.emptyFile, '', { mode: 0o444 })
+    this.emptyDirectory = join(directory, 'empty.d')
+    mkdirSync(this.emptyDirectory, { mode: 0o555 })
+    await this.probe()
+  }
+
+  private async probe(): Promise<void> {
+    const request = { command: PROBE, cwd: this.config.local.cwd, timeoutMs: PREFLIGHT_TIMEOUT_MS }
+    const plan = this.planSandboxed({ request, shell: this.config.local.shell, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } })
+    let stdout = ''
+    let stderr = ''
+    let exit: { code: number | null; signal: string | null }
+    try {
+      exit = await new Promise((resolve, reject) => {
+        const child = spawn(plan.file, [...plan.args], {
+          cwd: plan.cwd,
+          env: { ...plan.env },
+          stdio: ['ignore', 'pipe', 'pipe', ...(plan.extraFds ?? [])],
+          detached: true,
+        })
+        const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), PREFLIGHT_TIMEOUT_MS)
+        child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+        child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+        child.once('error', (error) => {
+          clearTimeout(timer)
+          reject(error)
+        })
+        child.once('close', (code, signal) => {
+          clearTimeout(timer)
+          resolve({ code, signal })
+        })
+      })
+    } catch (error) {
+      await plan.cleanup?.()
+      throw new SandboxUnavailableError(
+        'preflight-failed',
+        `bubblewrap (${this.bwrap}) could not be executed`,
+        'check that the bwrap binary is executable by this user',
+        (error as Error).message,
+        { cause: error },
+      )
+    }
+    const status = readStatus(join(this.directory as string, `status-${this.serial}`))
+    await plan.cleanup?.()
+    const detail = stderr.trim().slice(0, 1_000)
+    if (status.exitCode === undefined || exit.code !== 0) {
+      const known = KNOWN_FAILURES.find(({ pattern }) => pattern.test(stderr))
+      if (known !== undefined) throw new SandboxUnavailableError(known.reason, known.problem, known.fix, detail)
+      throw new SandboxUnavailableError(
+        'preflight-failed',
+        `a test command in the sandbox failed (exit ${exit.code ?? exit.signal})`,
+        'run the profile by hand (see the docs: docs/reference/tool-bash-sandbox.md#preflight) and fix what bwrap reports',
+        detail,
+      )
+    }
+    const facts = new Map(stdout.trim().split('\n').map((line) => line.split(' ') as [string, string]))
+    if (!/^0+$/.test(facts.get('CapEff:') ?? '') || facts.get('Seccomp:') !== '2' || facts.get('NoNewPrivs:') !== '1') {
+      throw new SandboxUnavailableError(
+        'profile-not-enforced',
+        `the sandbox started but is not enforced (inside it: ${stdout.trim().replaceAll('\n', ', ') || 'nothing printed'})`,
+        'use a bubblewrap that supports --cap-drop, --seccomp and --disable-userns (0.8.0 or newer)',
+        detail,
+      )
+    }
+  }
+
+  /** The launcher handed to the local executor. */
+  plan(context: BashLaunchContext): BashLaunchPlan {
+    if (!this.sandboxed) {
+      if (this.unavailable === null) throw new Error('the sandbox has not passed its preflight (or was disposed)')
+      return { file: context.shell, args: ['--noprofile', '--norc', '-c', context.request.command] }
+    }
+    return this.planSandboxed(context)
+  }
+
+  private planSandboxed(context: BashLaunchContext): BashLaunchPlan {
+    const directory = this.directory
+    if (directory === null || this.bwrap === null) throw new Error('the sandbox has been disposed')
+    const { policy } = this.config
+    const cwd = realFileSystem.realpath(context.request.cwd) ?? context.request.cwd
+    const limits: string[] = []
+    if (this.prlimit !== null) {
+      limits.push(this.prlimit)
+      if (this.config.memoryBytes !== null) limits.push(`--as=${this.config.memoryBytes}`)
+      if (this.config.maxProcesses !== null) limits.push(`--nproc=${this.config.maxProcesses}`)
+      limits.push('--')
+    }
+    const liveStubs = this.stubs
+    const fs: ProfileFileSystem = {
+      kind: (path) => (liveStubs.has(path) ? 'missing' : realFileSystem.kind(path)),
+      realpath: realFileSystem.realpath,
+    }
+    const hidden = [...policy.hiddenPaths, ...this.extraHidden(), directory]
+    this.serial += 1
+    const network = this.config.network
+    let proxy: NetworkProxy | null = null
+    let proxySocket: string | undefined
+    if (network !== null) {
+      proxy = new NetworkProxy({ rules: network.rules, resolve: network.resolve })
+      proxySocket = join(directory, `proxy-${this.serial}.sock`)
+      // A unix socket is bound and listening when listen() returns; 'listening' only follows on a later tick.
+      proxy.listen(proxySocket).catch((error: unknown) => this.log(`the network proxy for a command could not listen`, error))
+    }
+    const profile = buildSandboxProfile(
+      {
+        policy: { ...policy, hiddenPaths: hidden },
+        cwd,
+        isRoot: this.isRoot,
+        emptyFile: this.emptyFile,
+        emptyDirectory: this.emptyDirectory,
+        home: SANDBOX_HOME,
+        seccompFd: SECCOMP_FD,
+        statusFd: STATUS_FD,
+        proxySocket,
+        argv: [...limits, ...this.innerCommand(context.shell, context.request.command)],
+      },
+      fs,
+    )
+    const statusPath = join(directory, `status-${this.serial}`)
+    const seccompFd = openSync(this.seccompPath, 'r')
+    let statusFd: number
+    try {
+      statusFd = openSync(statusPath, 'w', 0o600)
+    } catch (error) {
+      closeSync(seccompFd)
+      throw error
+    }
+    for (const stub of profile.stubs) liveStubs.set(stub, (liveStubs.get(stub) ?? 0) + 1)
+    let open = true
+    return {
+      file: this.bwrap,
+      args: profile.args,
+      env: { ...context.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp', ...(proxy === null ? {} : proxyEnvironment()) },
+      cwd: '/',
+      extraFds: [seccompFd, statusFd],
+      settle: (result) => {
+        const status = readStatus(statusPath)
+        const stoppedBeforeExit = result.stopReason !== null || result.signal !== null
+        if (status.exitCode === undefined && !stoppedBeforeExit) {
+          return new SandboxSetupError(bwrapLines(result), result.cwd)
+        }
+        const allowed = network?.rules.map((rule) => (rule.port === null ? rule.host : `${rule.host}:${rule.port}`)) ?? []
+        const denials = proxy?.denials ?? []
+        let note = policyBlockNote(result, policy, allowed)
+        if (denials.length > 0) {
+          const refused = denials.map((denial) => `${denial.host}:${denial.port} (${denial.reason})`).join(', ')
+          note = `Note: the sandbox's network policy refused ${refused}; only ${allowed.join(', ')} can be reached, and the policy cannot be changed from here.`
+        }
+        const executorMeta =
+          network === null
+            ? undefined
+            : { network: { allow: allowed, denials: denials.map((denial) => ({ ...denial })) } }
+        if (note === undefined && executorMeta === undefined) return result
+        return Object.freeze({ ...result, ...(note === undefined ? {} : { note }), ...(executorMeta === undefined ? {} : { executorMeta }) })
+      },
+      cleanup: async () => {
+        if (!open) return
+        open = false
+        if (proxy !== null) {
+          await proxy.close()
+          if (proxySocket !== undefined) rmSync(proxySocket, { force: true })
+        }
+        closeSync(seccompFd)
+        closeSync(statusFd)
+        rmSync(statusPath, { force: true })
+        this.releaseStubs(profile.stubs)
+      },
+    }
+  }
+
+  /** What runs inside the sandbox: the shell, behind the bridge to the proxy when the network has an allow list. */
+  private innerCommand(shell: string, command: string): string[] {
+    if (this.socat === null) return [shell, '--noprofile', '--norc', '-c', command]
+    const bridge =
+      `${this.socat} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_PROXY_SOCKET} </dev/null >/dev/null 2>&1 & ` +
+      `for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; ` +
+      `exec ${shell} --noprofile --norc -c "$1"`
+    return [shell, '--noprofile', '--norc', '-c', bridge, 'bash', command]
+  }
+
+  /** Removes the mount points bubblewrap left on the host once no running command uses them (deepest first). */
+  private releaseStubs(stubs: readonly string[]): void {
+    for (const stub of [...stubs].reverse()) {
+      const count = (this.stubs.get(stub) ?? 1) - 1
+      if (count > 0) {
+        this.stubs.set(stub, count)
+        continue
+      }
+      this.stubs.delete(stub)
+      try {
+        const stat = lstatSync(stub)
+        if (stat.isDirectory()) rmdirSync(stub)
+        else if (stat.isFile() && stat.size === 0) unlinkSync(stub)
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code !== 'ENOENT') this.log(`could not remove the sandbox mount point ${stub} (${code ?? String(error)})`)
+      }
+    }
+  }
+
+  private removeDirectory(): void {
+    if (this.directory === null) return
+    rmSync(this.directory, { recursive: true, force: true })
+    this.directory = null
+  }
+
+  private readonly removeOnExit = (): void => this.removeDirectory()
+
+  dispose(): void {
+    process.off('exit', this.removeOnExit)
+    this.sandboxed = false
+    this.unavailable = null
+    this.removeDirectory()
+  }
+}
