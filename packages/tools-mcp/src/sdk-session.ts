@@ -22,6 +22,55 @@ export interface OpenSessionOptions {
 
 const MODERN_PROTOCOL = '2026-07-28'
 
+const blockFields: Record<string, readonly string[]> = {
+  text: ['text'],
+  image: ['data', 'mimeType'],
+  audio: ['data', 'mimeType'],
+  resource_link: ['uri', 'name'],
+  resource: ['resource'],
+}
+
+/** A content block the SDK's result schema would reject (an unknown type, a missing field) becomes a text placeholder. */
+function tolerantBlock(block: unknown): unknown {
+  if (typeof block !== 'object' || block === null) return { type: 'text', text: '[malformed MCP content block]' }
+  const { type } = block as { type?: unknown }
+  const fields = typeof type === 'string' ? blockFields[type] : undefined
+  if (fields === undefined) return { type: 'text', text: `[MCP content block of type ${JSON.stringify(String(type))} is not supported by this client]` }
+  if (fields.every((field) => field in block)) return block
+  return { type: 'text', text: `[malformed ${type} block from the MCP server]` }
+}
+
+/**
+ * Wraps a transport so that the content of `tools/call` results is made acceptable to the SDK's strict result
+ * schema before it parses them: one unknown block type would otherwise fail the whole call. The MCP mapping keeps
+ * every other block 1:1.
+ */
+function tolerantTransport(inner: Transport): Transport {
+  const calls = new Set<unknown>()
+  return new Proxy(inner, {
+    get(target, key) {
+      if (key === 'send') {
+        return (message: { method?: unknown; id?: unknown }, options?: unknown) => {
+          if (message.method === 'tools/call' && message.id !== undefined) calls.add(message.id)
+          return target.send(message as never, options as never)
+        }
+      }
+      const value: unknown = Reflect.get(target, key)
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    },
+    set(target, key, value) {
+      if (key !== 'onmessage' || typeof value !== 'function') return Reflect.set(target, key, value)
+      target.onmessage = ((message: { id?: unknown; result?: { content?: unknown } }, extra?: unknown) => {
+        if (message.id !== undefined && calls.delete(message.id) && Array.isArray(message.result?.content)) {
+          message = { ...message, result: { ...message.result, content: message.result.content.map(tolerantBlock) } }
+        }
+        ;(value as (message: unknown, extra?: unknown) => void)(message, extra)
+      }) as Transport['onmessage']
+      return true
+    },
+  })
+}
+
 /** Maps an error of the SDK onto a {@link SessionFailure}. */
 export function classifySdkError(error: unknown): SessionFailure {
   if (error instanceof SessionFailure) return error
@@ -66,9 +115,10 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   }
   client.onerror = () => {} // transport hiccups surface as failed requests or a close
   const isHttp = 'url' in options.transport
-  const transport: Transport = isHttp
+  const inner: Transport = isHttp
     ? new StreamableHTTPClientTransport(new URL(options.transport.url), { requestInit: { headers: { ...options.transport.headers } } })
     : (options.transport as unknown as Transport)
+  const transport = tolerantTransport(inner)
   try {
     await client.connect(transport, options.signal === undefined ? { timeout: options.connectTimeoutMs } : { timeout: options.connectTimeoutMs, signal: options.signal })
   } catch (error) {
@@ -120,7 +170,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     async close(): Promise<void> {
       closing = true
       await subscription?.close().catch(() => {})
-      if (isHttp && era === 'legacy') await (transport as StreamableHTTPClientTransport).terminateSession().catch(() => {})
+      if (isHttp && era === 'legacy') await (inner as StreamableHTTPClientTransport).terminateSession().catch(() => {})
       await client.close().catch(() => {})
     },
   }
