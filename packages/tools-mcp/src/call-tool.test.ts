@@ -3,11 +3,12 @@ import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { mcpServerStatus, type McpProgressEvent } from './index.js'
 import { alive, fixtureServer, fixtureTool, until } from './test-support/fixtures.js'
-import { loadFixture } from './test-support/load.js'
+import { expectNoLeftovers, loadFixture } from './test-support/load.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  await expectNoLeftovers()
 })
 
 const trusted = { config: { trust: true } }

@@ -2,16 +2,19 @@ import { createToolContext } from '@dsh/tools-testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { mcpServer, mcpServerStatus, whenMcpServerReady } from './index.js'
 import { alive, fixture, fixtureTool, until } from './test-support/fixtures.js'
+import { expectNoLeftovers, recordPids } from './test-support/load.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  await expectNoLeftovers()
 })
 
 async function load(tools: readonly unknown[], options: Parameters<typeof fixture>[1] = {}) {
   const fx = fixture(tools, options)
   cleanups.push(fx.cleanup)
   const t = await createToolContext()
+  recordPids(t)
   cleanups.push(() => t.dispose())
   const loaded = await t.load(mcpServer, fx.config)
   const status = await whenMcpServerReady(t.ctx, fx.config.id)

@@ -46,3 +46,8 @@ export function trackGroup(pgid: number): () => void {
     }
   }
 }
+
+/** The process groups tracked now (for the tests' leak checks). */
+export function trackedGroups(): number[] {
+  return [...liveGroups]
+}

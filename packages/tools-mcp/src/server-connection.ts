@@ -42,7 +42,7 @@ export class ServerConnection {
   #error: { code: string; message: string } | undefined
   #restarts = 0
   #crashes: number[] = []
-  #ready: { promise: Promise<void>; resolve: () => void }
+  #waiters: (() => void)[] = []
   readonly #stop = new AbortController()
   #debounce: ReturnType<typeof setTimeout> | undefined
   #refreshing: Promise<void> | undefined
@@ -53,13 +53,16 @@ export class ServerConnection {
     this.#ctx = ctx
     this.config = config
     this.#baseline = new Map(Object.entries(config.pinned))
-    this.#ready = this.#deferred()
   }
 
-  #deferred(): { promise: Promise<void>; resolve: () => void } {
-    let resolve!: () => void
-    const promise = new Promise<void>((done) => (resolve = done))
-    return { promise, resolve }
+  #settled(): boolean {
+    return this.#state === 'ready' || this.#state === 'suspended' || this.#state === 'closed'
+  }
+
+  /** Moves to `state`; waiters wake when it is a settled one (ready, suspended, closed). */
+  #setState(state: McpConnectionState): void {
+    this.#state = state
+    if (this.#settled()) for (const wake of this.#waiters.splice(0)) wake()
   }
 
   /** The current snapshot. */
@@ -86,8 +89,12 @@ export class ServerConnection {
   }
 
   /** Resolves once the server is ready (or the connection is given up). */
-  whenSettled(): Promise<void> {
-    return this.#ready.promise
+  whenSettled(signal?: AbortSignal): Promise<void> {
+    if (this.#settled() || signal?.aborted === true) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.#waiters.push(resolve)
+      signal?.addEventListener('abort', () => resolve(), { once: true })
+    })
   }
 
   #emit(): void {
@@ -110,9 +117,8 @@ export class ServerConnection {
         await this.#connect()
         await this.#refresh()
         if (this.#stop.signal.aborted) return
-        this.#state = 'ready'
         this.#error = undefined
-        this.#ready.resolve()
+        this.#setState('ready')
         this.#emit()
         return
       } catch (error) {
@@ -131,13 +137,12 @@ export class ServerConnection {
     this.#crashes = this.#crashes.filter((at) => now - at < windowMs)
     this.#crashes.push(now)
     if (this.#crashes.length > maxRestarts) {
-      this.#state = 'suspended'
       this.#error = { code: MCP_ERROR_CODES.UNAVAILABLE, message: `suspended after ${this.#crashes.length} failures within ${windowMs} ms; last: ${this.#error?.message ?? 'unknown'}` }
-      this.#ready.resolve()
+      this.#setState('suspended')
       this.#emit()
       return false
     }
-    this.#state = 'restarting'
+    this.#setState('restarting')
     this.#emit()
     await sleep(Math.min(maxDelayMs, initialDelayMs * 2 ** (this.#crashes.length - 1)), this.#stop.signal)
     this.#restarts += 1
@@ -170,8 +175,9 @@ export class ServerConnection {
         connectTimeoutMs: timeouts.connect,
         signal: connectSignal,
         onToolsChanged: () => this.#scheduleRefresh(),
+        // Only a ready connection restarts from here: a close while connecting fails the connect loop instead.
         onClose: () => {
-          if (generation === this.#generation) void this.#onDisconnect()
+          if (generation === this.#generation && this.#state === 'ready') void this.#onDisconnect()
         },
       })
     } catch (error) {
@@ -199,7 +205,6 @@ export class ServerConnection {
       code: reason === 'too-large' ? MCP_ERROR_CODES.RESULT_TOO_LARGE : MCP_ERROR_CODES.SERVER_CRASHED,
       message: `the server ${reason === 'too-large' ? 'sent a message over the size limit and was restarted' : 'closed the connection'}${tail === '' ? '' : `; stderr: ${tail.slice(-2000)}`}`,
     }
-    this.#ready = this.#deferred()
     await this.#dropSession()
     if (await this.#backoff()) await this.#connectLoop()
   }
@@ -295,10 +300,7 @@ export class ServerConnection {
 
   /** A connected session for a call, waiting for a restart in progress within `signal` and the connect budget. */
   async session(signal: AbortSignal): Promise<McpSession> {
-    if (this.#state !== 'ready') {
-      const waited = AbortSignal.any([signal, AbortSignal.timeout(this.config.timeouts.connect)])
-      await Promise.race([this.#ready.promise, new Promise((resolve) => waited.addEventListener('abort', resolve, { once: true }))])
-    }
+    if (this.#state !== 'ready') await this.whenSettled(AbortSignal.any([signal, AbortSignal.timeout(this.config.timeouts.connect)]))
     const session = this.#session
     if (this.#state === 'ready' && session !== undefined) return session
     signal.throwIfAborted()
@@ -321,8 +323,7 @@ export class ServerConnection {
   async stop(): Promise<void> {
     this.#stop.abort()
     clearTimeout(this.#debounce)
-    this.#state = 'closed'
-    this.#ready.resolve()
+    this.#setState('closed')
     for (const registration of this.#registered.values()) registration.dispose()
     this.#registered.clear()
     await this.#dropSession()

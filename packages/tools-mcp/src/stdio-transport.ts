@@ -70,7 +70,15 @@ export class StdioTransport implements MessageTransport {
     return this.#reason
   }
 
+  #started: Promise<void> | undefined
+
+  /** Spawns the server once; later calls (the SDK calls it again on connect) return the same promise. */
   start(): Promise<void> {
+    this.#started ??= this.#spawn()
+    return this.#started
+  }
+
+  #spawn(): Promise<void> {
     return new Promise((resolve, reject) => {
       const child = spawn(this.#options.command, [...this.#options.args], {
         cwd: this.#options.cwd,

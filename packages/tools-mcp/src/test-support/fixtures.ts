@@ -25,11 +25,11 @@ export function fixture(tools: readonly unknown[], options: { env?: Record<strin
     id: options.id ?? 'fx',
     command: process.execPath,
     args: [fixtureServer],
-    env: { FIXTURE_TOOLS: toolsFile, ...options.env },
     killGraceMs: 500,
     restart: { initialDelayMs: 50, maxDelayMs: 200 },
     listChangedDebounceMs: 50,
     ...options.config,
+    env: { FIXTURE_TOOLS: toolsFile, ...options.env, ...options.config?.env },
   }
   return { dir, toolsFile, write, config, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }

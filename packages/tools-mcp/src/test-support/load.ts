@@ -1,6 +1,26 @@
 import { createToolContext, type LoadedPlugin, type ToolTestContext } from '@dsh/tools-testing'
 import { mcpServer, whenMcpServerReady, type McpServerStatus } from '../index.js'
-import { fixture } from './fixtures.js'
+import { groupAlive, trackedGroups } from '../process-groups.js'
+import { alive, fixture, until } from './fixtures.js'
+
+/** Every server pid any test context saw (from `mcp/status`). */
+const seenPids = new Set<number>()
+
+/** Records the server pids of a context's `mcp/status` events, for {@link expectNoLeftovers}. */
+export function recordPids(t: ToolTestContext): void {
+  t.ctx.on('mcp/status', (status) => {
+    if (status.pid !== undefined) seenPids.add(status.pid)
+  })
+}
+
+/**
+ * Fails unless every server process (and process group) any test started is gone: run it in afterEach, after
+ * the contexts are disposed. Waits a little, for a group that is still being killed.
+ */
+export async function expectNoLeftovers(): Promise<void> {
+  await until(() => trackedGroups().length === 0 && [...seenPids].every((pid) => !alive(pid) && !groupAlive(pid)), 15_000, `no MCP server processes left (pids ${[...seenPids].filter(alive).join(', ')}; groups ${trackedGroups().join(', ')})`)
+  seenPids.clear()
+}
 
 /** What {@link loadFixture} returns. */
 export interface LoadedFixture {
@@ -22,6 +42,7 @@ export async function loadFixture(
   const fx = fixture(tools, options)
   cleanups.push(fx.cleanup)
   const t = await createToolContext()
+  recordPids(t)
   cleanups.push(() => t.dispose())
   const loaded = await t.load(mcpServer, fx.config)
   const status = await whenMcpServerReady(t.ctx, fx.config.id ?? 'fx')
