@@ -56,7 +56,7 @@ class Bounder {
     return `${cut.text}\n[${cut.omitted} bytes of this output were cut by the MCP client]`
   }
 
-  binary(data: unknown, what: string): string | undefined {
+  binary(data: unknown): string | undefined {
     if (!str(data)) return undefined
     if (data.length <= this.bounds.maxBinaryBytes) return data
     this.droppedBinary += 1
@@ -75,7 +75,7 @@ function mapBlock(block: McpContentBlock, bounder: Bounder): ContentBlock {
     case 'image':
     case 'audio': {
       if (!str(block.mimeType) || !str(block.data)) return { type: 'text', text: `[malformed ${block.type} block from the MCP server]` }
-      const data = bounder.binary(block.data, block.type)
+      const data = bounder.binary(block.data)
       if (data === undefined) return bounder.placeholder(`${block.type} (${block.mimeType})`, block.data.length)
       return withAnnotations({ type: block.type, data, mimeType: block.mimeType }, block)
     }
@@ -97,7 +97,7 @@ function mapBlock(block: McpContentBlock, bounder: Bounder): ContentBlock {
       if (str(resource.text)) {
         return withAnnotations({ type: 'resource', resource: { uri: resource.uri, ...mimeType, text: bounder.text(resource.text) } }, block)
       }
-      const blob = bounder.binary(resource.blob, 'blob')
+      const blob = bounder.binary(resource.blob)
       if (blob === undefined) return bounder.placeholder(`resource ${resource.uri}`, str(resource.blob) ? resource.blob.length : 0)
       return withAnnotations({ type: 'resource', resource: { uri: resource.uri, ...mimeType, blob } }, block)
     }
