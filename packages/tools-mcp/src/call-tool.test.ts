@@ -115,7 +115,7 @@ describe('calls', () => {
   })
 
   it('suspends a server that keeps crashing (circuit breaker) and fails calls with MCP_UNAVAILABLE', async () => {
-    const { t } = await loadFixture([fixtureTool('crash')], cleanups, { config: { trust: true, restart: { maxRestarts: 1, initialDelayMs: 10, maxDelayMs: 10 }, tools: { crash: { approval: 'allow' } } } })
+    const { t } = await loadFixture([fixtureTool('crash')], cleanups, { config: { trust: true, restart: { maxRestarts: 1, initialDelayMs: 10, maxDelayMs: 10 }, tools: { crash: { approval: 'allow', idempotent: false } } } })
     await t.tools.execute({ callId: 'c1', name: 'mcp__fx__crash', arguments: {} })
     await until(() => mcpServerStatus(t.ctx, 'fx')?.state === 'ready', 15_000, 'the restart')
     await t.tools.execute({ callId: 'c2', name: 'mcp__fx__crash', arguments: {} })
@@ -123,5 +123,19 @@ describe('calls', () => {
     const result = await t.tools.execute({ callId: 'c3', name: 'mcp__fx__crash', arguments: {} })
     expect(result.error).toEqual({ name: 'McpCallError', code: 'MCP_UNAVAILABLE' })
     expect(t.tools.schemas().map((schema) => schema.name)).toEqual(['mcp__fx__crash']) // registrations stay stable
+  })
+})
+
+describe('replay after a crash', () => {
+  it('sends a call again once when a trusted server marks the tool idempotent, and never for an untrusted one', async () => {
+    const idempotent = fixtureTool('crash', { annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true } })
+    const trustedServer = await loadFixture([idempotent], cleanups, { config: { trust: true, restart: { maxRestarts: 5, initialDelayMs: 10, maxDelayMs: 10 } } })
+    const replayed = await trustedServer.t.tools.execute({ callId: 'c', name: 'mcp__fx__crash', arguments: {} })
+    expect(replayed.error?.code).toBe('MCP_SERVER_CRASHED') // it crashes every time: sent twice, then reported
+    await until(() => mcpServerStatus(trustedServer.t.ctx, 'fx')?.restarts === 2, 15_000, 'two restarts (one per attempt)')
+    const untrustedServer = await loadFixture([idempotent], cleanups, { id: 'un', config: { restart: { maxRestarts: 5, initialDelayMs: 10, maxDelayMs: 10 } } })
+    await untrustedServer.t.tools.execute({ callId: 'c', name: 'mcp__un__crash', arguments: {} })
+    await until(() => mcpServerStatus(untrustedServer.t.ctx, 'un')?.state === 'ready', 15_000, 'the restart')
+    expect(mcpServerStatus(untrustedServer.t.ctx, 'un')?.restarts).toBe(1)
   })
 })

@@ -38,6 +38,8 @@ export class ServerConnection {
   #transport: StdioTransport | undefined
   #plans: PlannedTool[] = []
   readonly #registered = new Map<string, Registration>()
+  /** Registered plans by registry name: the approval listener runs on every call of every tool. */
+  #byName = new Map<string, PlannedTool>()
   readonly #baseline: Map<string, string>
   #error: { code: string; message: string } | undefined
   #restarts = 0
@@ -98,7 +100,7 @@ export class ServerConnection {
   }
 
   #emit(): void {
-    if (this.#state === 'closed' && this.#stop.signal.aborted && this.#registered.size > 0) return
+    if (this.#stop.signal.aborted) return // the fiber is going away: nobody to tell
     try {
       this.#ctx.emit('mcp/status', this.status())
     } catch {
@@ -199,6 +201,7 @@ export class ServerConnection {
   /** The connection closed without `stop()`: in-flight calls already failed (the SDK rejects them); restart. */
   async #onDisconnect(): Promise<void> {
     if (this.#stop.signal.aborted) return
+    this.#setState('restarting') // at once: a call retried right now must wait for the new session
     const reason = this.#transport?.closeReason
     const tail = this.#transport?.stderr.text() ?? ''
     this.#error = {
@@ -267,6 +270,7 @@ export class ServerConnection {
       }
     }
     this.#plans = final
+    this.#byName = new Map([...this.#registered.values()].map((registration) => [registration.plan.name, registration.plan]))
     this.#emit()
   }
 
@@ -286,8 +290,7 @@ export class ServerConnection {
 
   /** The registration plan behind a registry name, for the approval listener. */
   planFor(name: string): PlannedTool | undefined {
-    for (const registration of this.#registered.values()) if (registration.plan.name === name) return registration.plan
-    return undefined
+    return this.#byName.get(name)
   }
 
   /** Marks the current definitions of `tools` (wire names; default: every quarantined tool) approved and re-plans. */
@@ -300,7 +303,9 @@ export class ServerConnection {
 
   /** A connected session for a call, waiting for a restart in progress within `signal` and the connect budget. */
   async session(signal: AbortSignal): Promise<McpSession> {
-    if (this.#state !== 'ready') await this.whenSettled(AbortSignal.any([signal, AbortSignal.timeout(this.config.timeouts.connect)]))
+    if (this.#state !== 'ready' || this.#session === undefined) {
+      await this.whenSettled(AbortSignal.any([signal, AbortSignal.timeout(this.config.timeouts.connect)]))
+    }
     const session = this.#session
     if (this.#state === 'ready' && session !== undefined) return session
     signal.throwIfAborted()
@@ -326,6 +331,7 @@ export class ServerConnection {
     this.#setState('closed')
     for (const registration of this.#registered.values()) registration.dispose()
     this.#registered.clear()
+    this.#byName = new Map()
     await this.#dropSession()
   }
 }
