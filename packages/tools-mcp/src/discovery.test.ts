@@ -61,3 +61,16 @@ describe('discovery', () => {
     expect(result.meta).toMatchObject({ mcp: { server: 'fx', tool: 'echo' } })
   })
 })
+
+describe('protocol eras over stdio', () => {
+  it('speaks the legacy handshake by default and the stateless 2026-07-28 protocol when asked', async () => {
+    const legacy = await load([fixtureTool('echo')])
+    expect(legacy.status.era).toBe('legacy')
+    const modern = await load([fixtureTool('echo')], { id: 'mo', config: { protocol: 'modern', trust: true, restart: { maxRestarts: 0 } } })
+    expect(modern.status.era).toBe('modern')
+    const result = await modern.t.tools.execute({ callId: 'm', name: 'mcp__mo__echo', arguments: { era: 'modern' } })
+    expect(result.content).toEqual([{ type: 'text', text: 'echo {"era":"modern"}' }])
+    const probed = await load([fixtureTool('echo')], { id: 'au', config: { protocol: 'auto' } })
+    expect(probed.status.era).toBe('modern') // server/discover answered: no fallback
+  })
+})

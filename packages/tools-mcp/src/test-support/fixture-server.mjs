@@ -4,13 +4,15 @@
 import { spawn } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { Server } from '@modelcontextprotocol/server'
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import { serveStdio } from '@modelcontextprotocol/server/stdio'
 
 const toolsFile = process.env.FIXTURE_TOOLS
 const pageSize = Number(process.env.FIXTURE_PAGE_SIZE ?? '1000')
 const readTools = () => JSON.parse(readFileSync(toolsFile, 'utf8'))
 process.stderr.write(`fixture server ${process.pid} starting\n`)
 
+// serveStdio builds servers from this factory and speaks both protocol eras (legacy and 2026-07-28) on stdio.
+function build() {
 const server = new Server(
   { name: 'fixture', version: '1.0.0' },
   { capabilities: { tools: process.env.FIXTURE_ADVERTISE === '1' ? { listChanged: true } : {} } },
@@ -84,4 +86,7 @@ server.setRequestHandler('tools/call', async (request, ctx) => {
   }
 })
 
-await server.connect(new StdioServerTransport())
+return server
+}
+
+serveStdio(build)
