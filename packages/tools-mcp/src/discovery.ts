@@ -56,7 +56,19 @@ export function planTools(tools: readonly McpToolDefinition[], config: ResolvedM
     const fingerprint = fingerprintTool(definition)
     const policy = toolPolicy(definition, config.trust, settings)
     const gate = gateInputSchema(definition.inputSchema, config.schemaPolicy, config.schemaBounds)
-    const base = { wireName: definition.name, name, definition, policy, fingerprint, findings: gate.findings, parameters: gate.schema }
+    const findings: SchemaFinding[] = [...gate.findings]
+    let parameters = gate.schema
+    if (parameters !== undefined && config.checkSchema !== undefined) {
+      let problems: readonly string[]
+      try {
+        problems = config.checkSchema(parameters, definition)
+      } catch (error) {
+        problems = [`the schema check threw: ${error instanceof Error ? error.message : String(error)}`]
+      }
+      for (const message of problems) findings.push({ code: 'check', path: '', message, repairable: false })
+      if (problems.length > 0 && config.schemaPolicy !== 'pass') parameters = undefined
+    }
+    const base = { wireName: definition.name, name, definition, policy, fingerprint, findings, parameters }
     const approved = baseline.get(definition.name)
     let state: ToolState = 'registered'
     let note: string | undefined
@@ -65,9 +77,9 @@ export function planTools(tools: readonly McpToolDefinition[], config: ResolvedM
     } else if (definition.execution?.taskSupport === 'required') {
       state = 'unsupported'
       note = 'the tool requires MCP tasks, which this client does not support yet'
-    } else if (gate.schema === undefined) {
+    } else if (parameters === undefined) {
       state = 'rejected'
-      note = `its inputSchema was rejected: ${gate.findings.map((finding) => finding.message).join('; ')}`
+      note = `its inputSchema was rejected: ${findings.map((finding) => finding.message).join('; ')}`
     } else if (approved !== undefined && approved !== fingerprint) {
       state = 'quarantined'
       note = `its definition changed since it was approved (${approved} → ${fingerprint}); approve it again to use it`

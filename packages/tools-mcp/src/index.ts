@@ -19,6 +19,7 @@ export {
   DEFAULT_INHERITED_ENV,
   resolveMcpServerConfig,
   type McpRestartPolicy,
+  type McpSchemaCheck,
   type McpServerConfig,
   type McpTimeouts,
   type McpToolConfig,

@@ -6,7 +6,7 @@ export type SchemaPolicy = 'reject' | 'transform' | 'pass'
 /** One problem the gate found in a tool's schema. */
 export interface SchemaFinding {
   /** Machine-readable kind. */
-  readonly code: 'not-object' | 'dialect' | 'too-deep' | 'too-many-nodes' | 'remote-ref' | 'unresolved-ref' | 'recursive-ref' | 'local-ref'
+  readonly code: 'not-object' | 'dialect' | 'too-deep' | 'too-many-nodes' | 'remote-ref' | 'unresolved-ref' | 'recursive-ref' | 'local-ref' | 'check'
   /** Where, as a JSON pointer into the schema (`''` for the root). */
   readonly path: string
   /** What is wrong, for a person. */

@@ -1,4 +1,6 @@
+import type { JsonObject } from '@dsh/tools-core'
 import { McpConfigError } from './mcp-config-error.js'
+import type { McpToolDefinition } from './session-types.js'
 import { DEFAULT_RESULT_BOUNDS, type ResultBounds } from './result-bounds.js'
 import type { SchemaBounds, SchemaPolicy } from './schema-gate.js'
 import { serverIdProblem, TOOL_NAME_PATTERN } from './tool-names.js'
@@ -49,6 +51,12 @@ export interface McpServerConfig {
   readonly schemaPolicy?: SchemaPolicy | undefined
   /** Schema resource bounds. Default depth 64, 10,000 nodes. */
   readonly schemaBounds?: Partial<SchemaBounds> | undefined
+  /**
+   * An extra check of each input schema after the gate (a provider profile, say: build the provider's tool list
+   * with `@dsh/tools-providers` and return its error). Returned problems are findings (`code: 'check'`) that drop
+   * the tool unless `schemaPolicy` is `pass`.
+   */
+  readonly checkSchema?: McpSchemaCheck | undefined
   /** Approved fingerprints by wire name: a listed tool whose definition differs is quarantined from the start. */
   readonly pinned?: Readonly<Record<string, string>> | undefined
   /** Budgets in ms: `connect` (30 s), `list` (30 s per page), `call` (idle, reset by progress: 60 s), `callTotal` (hard cap: 10 min). */
@@ -68,6 +76,9 @@ export interface McpServerConfig {
   /** Grace after stdin EOF and after SIGTERM before the server's group is killed (ms). Default 2,000. */
   readonly killGraceMs?: number | undefined
 }
+
+/** A host's own schema check: the problems it finds in one tool's (gated) input schema; none means accepted. */
+export type McpSchemaCheck = (schema: JsonObject, tool: McpToolDefinition) => readonly string[]
 
 /** Call and connection budgets (ms). */
 export interface McpTimeouts {
@@ -97,6 +108,7 @@ export interface ResolvedMcpServerConfig {
   readonly toolPrefix: string
   readonly schemaPolicy: SchemaPolicy
   readonly schemaBounds: SchemaBounds
+  readonly checkSchema: McpSchemaCheck | undefined
   readonly pinned: Readonly<Record<string, string>>
   readonly timeouts: McpTimeouts
   readonly output: ResultBounds
@@ -116,7 +128,7 @@ export const DEFAULT_INHERITED_ENV: readonly string[] = Object.freeze(
 )
 
 const maxDelay = 2_147_483_647
-const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'pinned', 'timeouts', 'output', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'maxListPages', 'stderrTailBytes', 'killGraceMs'])
+const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'maxListPages', 'stderrTailBytes', 'killGraceMs'])
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
@@ -209,6 +221,7 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
     transport = { kind: 'http', url: String(input.url), headers: stringRecord(input.headers, 'headers', issues) }
   }
   if (input.trust !== undefined && typeof input.trust !== 'boolean') issues.push('trust: must be a boolean')
+  if (input.checkSchema !== undefined && typeof input.checkSchema !== 'function') issues.push('checkSchema: must be a function')
   const toolPrefix = input.toolPrefix ?? `mcp__${id}__`
   if (typeof toolPrefix !== 'string' || !/^[A-Za-z_][A-Za-z0-9_-]{0,39}$/.test(toolPrefix)) issues.push('toolPrefix: must be at most 40 characters of [A-Za-z0-9_-], starting with a letter or _')
   const bounds = isRecord(input.schemaBounds) ? input.schemaBounds : {}
@@ -224,6 +237,7 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
     toolPrefix: String(toolPrefix),
     schemaPolicy: oneOf(input.schemaPolicy, 'schemaPolicy', ['reject', 'transform', 'pass'], 'transform', issues),
     schemaBounds: { maxDepth: integer(bounds.maxDepth, 'schemaBounds.maxDepth', 64, issues), maxNodes: integer(bounds.maxNodes, 'schemaBounds.maxNodes', 10_000, issues) },
+    checkSchema: input.checkSchema as McpSchemaCheck | undefined,
     pinned: stringRecord(input.pinned, 'pinned', issues),
     timeouts: {
       connect: integer(timeouts.connect, 'timeouts.connect', 30_000, issues),

@@ -125,6 +125,20 @@ describe('processes', () => {
   })
 })
 
+describe('the host schema check', () => {
+  it("drops a tool the host's check refuses and records why, and keeps the rest", async () => {
+    const open = fixtureTool('open', { inputSchema: { type: 'object', properties: {}, additionalProperties: true } })
+    const closed = fixtureTool('closed', { inputSchema: { type: 'object', properties: {}, additionalProperties: false } })
+    const { t, status } = await loadFixture([open, closed], cleanups, {
+      config: { checkSchema: (schema) => (schema.additionalProperties === false ? [] : ['strict providers need additionalProperties: false']) },
+    })
+    expect(names(t.tools.schemas())).toEqual(['mcp__fx__closed'])
+    const refused = status.tools.find((tool) => tool.wireName === 'open')
+    expect(refused?.state).toBe('rejected')
+    expect(refused?.findings).toEqual([{ code: 'check', path: '', message: 'strict providers need additionalProperties: false', repairable: false }])
+  })
+})
+
 describe('config', () => {
   it('rejects a bad config with every problem listed', async () => {
     const t = await createToolContext()
