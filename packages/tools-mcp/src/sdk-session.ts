@@ -132,7 +132,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   let subscription: { close(): Promise<void> } | undefined
   if (era === 'modern') {
     // 2026-07-28: change notifications arrive only on a subscriptions/listen stream.
-    subscription = await client.listen({ toolsListChanged: true }).catch(() => undefined)
+    subscription = await client.listen({ toolsListChanged: true }, { timeout: options.connectTimeoutMs }).catch(() => undefined)
   }
   const version = client.getServerVersion()
   return {
