@@ -1,0 +1,36 @@
+import type { Client } from '@modelcontextprotocol/client'
+import type { Context } from 'cordis'
+import { expectTypeOf, it } from 'vitest'
+import {
+  apply,
+  mcpServerStatus,
+  MCP_ERROR_CODES,
+  type McpCallResult,
+  type McpServerConfig,
+  type McpServerStatus,
+  type McpToolDefinition,
+} from './index.js'
+
+it('takes a config with an id and a command or url, and types its status', () => {
+  expectTypeOf(apply).parameter(1).toEqualTypeOf<McpServerConfig>()
+  expectTypeOf<{ id: 'fs'; command: 'mcp-server-filesystem'; args: ['/tmp'] }>().toMatchTypeOf<McpServerConfig>()
+  expectTypeOf<{ id: 'fs'; trust: 'yes' }>().not.toMatchTypeOf<McpServerConfig>()
+  expectTypeOf(mcpServerStatus).returns.toEqualTypeOf<McpServerStatus | undefined>()
+  expectTypeOf<McpServerStatus['state']>().toEqualTypeOf<'connecting' | 'ready' | 'restarting' | 'suspended' | 'closed'>()
+})
+
+it('declares the mcp/ events on cordis', () => {
+  const listen = (ctx: Context) => ctx.on('mcp/progress', (event) => expectTypeOf(event.progress).toEqualTypeOf<number>())
+  expectTypeOf(listen).returns.toMatchTypeOf<() => void>()
+})
+
+it('keeps codes literal', () => {
+  expectTypeOf(MCP_ERROR_CODES.RESULT_TOO_LARGE).toMatchTypeOf<'MCP_RESULT_TOO_LARGE'>()
+})
+
+it("matches the SDK's own tool and result shapes (structural types, no SDK import at run time)", () => {
+  type SdkTool = Awaited<ReturnType<Client['listTools']>>['tools'][number]
+  type SdkResult = Awaited<ReturnType<Client['callTool']>>
+  expectTypeOf<SdkTool['name']>().toEqualTypeOf<McpToolDefinition['name']>()
+  expectTypeOf<SdkResult['isError']>().toMatchTypeOf<McpCallResult['isError']>()
+})

@@ -1,0 +1,27 @@
+import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
+import type { McpErrorCode } from './mcp-error-codes.js'
+
+const mcpCallErrorBrand: symbol = errorBrand('McpCallError')
+
+/**
+ * A call to an MCP tool failed (one of the {@link McpErrorCode}s): the server reported an error, the protocol
+ * failed, the budget ran out, the result was too large, or the server went away. Thrown from the tool body, so the
+ * registry turns it into an `isError` result carrying `{ name: 'McpCallError', code }` and this message.
+ */
+export class McpCallError extends DshError {
+  static override readonly brand: symbol = mcpCallErrorBrand
+
+  /** True when `value` is an {@link McpCallError} from any installed copy of this package. */
+  static override isInstance(value: unknown): value is McpCallError {
+    return DshError.hasBrand(value, mcpCallErrorBrand)
+  }
+
+  override readonly name: string = 'McpCallError'
+  /** The configured id of the server the call went to. */
+  readonly server: string
+
+  constructor(code: McpErrorCode, message: string, server: string, options?: DshErrorOptions) {
+    super(code, message, options)
+    this.server = server
+  }
+}

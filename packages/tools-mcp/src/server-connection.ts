@@ -1,0 +1,342 @@
+import type { ToolDefinition } from '@dsh/tools-core'
+import type {} from '@dsh/tools-registry'
+import type { Context } from 'cordis'
+import { callServerTool } from './call-tool.js'
+import { listAllTools, planTools, type PlannedTool } from './discovery.js'
+import type { McpConnectionState, McpProgressEvent, McpServerStatus } from './mcp-events.js'
+import { McpCallError } from './mcp-call-error.js'
+import { McpConnectError } from './mcp-connect-error.js'
+import { MCP_ERROR_CODES } from './mcp-error-codes.js'
+import { openSession } from './sdk-session.js'
+import type { ResolvedMcpServerConfig } from './server-config.js'
+import type { McpSession } from './session-types.js'
+import { StdioTransport } from './stdio-transport.js'
+
+const packageVersion = '0.1.0'
+const maxDescription = 4_000
+
+interface Registration {
+  readonly plan: PlannedTool
+  readonly dispose: () => void
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+  })
+
+/**
+ * One MCP server as an effect of a cordis fiber: the process or HTTP session, the tools it registers, the
+ * `list_changed` refreshes, crash supervision (restart with backoff, a circuit breaker), and teardown.
+ */
+export class ServerConnection {
+  readonly config: ResolvedMcpServerConfig
+  readonly #ctx: Context
+  #state: McpConnectionState = 'connecting'
+  #session: McpSession | undefined
+  #transport: StdioTransport | undefined
+  #plans: PlannedTool[] = []
+  readonly #registered = new Map<string, Registration>()
+  /** Registered plans by registry name: the approval listener runs on every call of every tool. */
+  #byName = new Map<string, PlannedTool>()
+  readonly #baseline: Map<string, string>
+  #error: { code: string; message: string } | undefined
+  #restarts = 0
+  #crashes: number[] = []
+  #waiters: (() => void)[] = []
+  readonly #stop = new AbortController()
+  #debounce: ReturnType<typeof setTimeout> | undefined
+  #refreshing: Promise<void> | undefined
+  #refreshAgain = false
+  #generation = 0
+
+  constructor(ctx: Context, config: ResolvedMcpServerConfig) {
+    this.#ctx = ctx
+    this.config = config
+    this.#baseline = new Map(Object.entries(config.pinned))
+  }
+
+  #settled(): boolean {
+    return this.#state === 'ready' || this.#state === 'suspended' || this.#state === 'closed'
+  }
+
+  /** Moves to `state`; waiters wake when it is a settled one (ready, suspended, closed). */
+  #setState(state: McpConnectionState): void {
+    this.#state = state
+    if (this.#settled()) for (const wake of this.#waiters.splice(0)) wake()
+  }
+
+  /** The current snapshot. */
+  status(): McpServerStatus {
+    return {
+      server: this.config.id,
+      state: this.#state,
+      era: this.#session?.era,
+      serverInfo: this.#session?.serverInfo,
+      tools: this.#plans.map((plan) => ({
+        wireName: plan.wireName,
+        name: plan.name,
+        state: plan.state,
+        fingerprint: plan.fingerprint,
+        note: plan.note,
+        findings: plan.findings,
+        asks: plan.policy.ask,
+        concurrencySafe: plan.policy.concurrencySafe,
+      })),
+      error: this.#error,
+      restarts: this.#restarts,
+      pid: this.#transport?.pid,
+    }
+  }
+
+  /** Resolves once the server is ready (or the connection is given up). */
+  whenSettled(signal?: AbortSignal): Promise<void> {
+    if (this.#settled() || signal?.aborted === true) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.#waiters.push(resolve)
+      signal?.addEventListener('abort', () => resolve(), { once: true })
+    })
+  }
+
+  #emit(): void {
+    if (this.#stop.signal.aborted) return // the fiber is going away: nobody to tell
+    try {
+      this.#ctx.emit('mcp/status', this.status())
+    } catch {
+      // An observer that throws changes nothing here.
+    }
+  }
+
+  /** Starts connecting in the background; failures go through the restart policy. */
+  start(): void {
+    void this.#connectLoop()
+  }
+
+  async #connectLoop(): Promise<void> {
+    while (!this.#stop.signal.aborted) {
+      try {
+        await this.#connect()
+        await this.#refresh()
+        if (this.#stop.signal.aborted) return
+        this.#error = undefined
+        this.#setState('ready')
+        this.#emit()
+        return
+      } catch (error) {
+        if (this.#stop.signal.aborted) return
+        await this.#dropSession()
+        this.#error = describe(error)
+        if (!(await this.#backoff())) return
+      }
+    }
+  }
+
+  /** Records a failure; waits the backoff and returns true, or suspends the server (circuit open) and returns false. */
+  async #backoff(): Promise<boolean> {
+    const now = Date.now()
+    const { maxRestarts, windowMs, initialDelayMs, maxDelayMs } = this.config.restart
+    this.#crashes = this.#crashes.filter((at) => now - at < windowMs)
+    this.#crashes.push(now)
+    if (this.#crashes.length > maxRestarts) {
+      this.#error = { code: MCP_ERROR_CODES.UNAVAILABLE, message: `suspended after ${this.#crashes.length} failures within ${windowMs} ms; last: ${this.#error?.message ?? 'unknown'}` }
+      this.#setState('suspended')
+      this.#emit()
+      return false
+    }
+    this.#setState('restarting')
+    this.#emit()
+    await sleep(Math.min(maxDelayMs, initialDelayMs * 2 ** (this.#crashes.length - 1)), this.#stop.signal)
+    this.#restarts += 1
+    return !this.#stop.signal.aborted
+  }
+
+  async #connect(): Promise<void> {
+    const generation = ++this.#generation
+    const { transport: target, timeouts, id } = this.config
+    let transport: StdioTransport | undefined
+    if (target.kind === 'stdio') {
+      transport = new StdioTransport({
+        command: target.command,
+        args: target.args,
+        cwd: target.cwd,
+        env: target.env,
+        maxMessageBytes: this.config.maxMessageBytes,
+        stderrTailBytes: this.config.stderrTailBytes,
+        killGraceMs: this.config.killGraceMs,
+      })
+      this.#transport = transport
+    }
+    const connectSignal = AbortSignal.any([this.#stop.signal, AbortSignal.timeout(timeouts.connect)])
+    try {
+      if (transport !== undefined) await transport.start()
+      this.#session = await openSession({
+        transport: transport ?? { url: (target as { url: string }).url, headers: (target as { headers: Record<string, string> }).headers },
+        clientInfo: { name: 'dsh-tools-mcp', version: packageVersion },
+        protocol: this.config.protocol,
+        connectTimeoutMs: timeouts.connect,
+        signal: connectSignal,
+        onToolsChanged: () => this.#scheduleRefresh(),
+        // Only a ready connection restarts from here: a close while connecting fails the connect loop instead.
+        onClose: () => {
+          if (generation === this.#generation && this.#state === 'ready') void this.#onDisconnect()
+        },
+      })
+    } catch (error) {
+      const tail = transport?.stderr.text() ?? ''
+      const where = target.kind === 'stdio' ? `${target.command} ${target.args.join(' ')}`.trim() : target.url
+      throw new McpConnectError(id, `MCP server ${JSON.stringify(id)} (${where}) did not connect: ${error instanceof Error ? error.message : String(error)}`, tail, { cause: error })
+    }
+  }
+
+  async #dropSession(): Promise<void> {
+    this.#generation += 1
+    const session = this.#session
+    const transport = this.#transport
+    this.#session = undefined
+    await session?.close().catch(() => {})
+    await transport?.close().catch(() => {})
+  }
+
+  /** The connection closed without `stop()`: in-flight calls already failed (the SDK rejects them); restart. */
+  async #onDisconnect(): Promise<void> {
+    if (this.#stop.signal.aborted) return
+    this.#setState('restarting') // at once: a call retried right now must wait for the new session
+    const reason = this.#transport?.closeReason
+    const tail = this.#transport?.stderr.text() ?? ''
+    this.#error = {
+      code: reason === 'too-large' ? MCP_ERROR_CODES.RESULT_TOO_LARGE : MCP_ERROR_CODES.SERVER_CRASHED,
+      message: `the server ${reason === 'too-large' ? 'sent a message over the size limit and was restarted' : 'closed the connection'}${tail === '' ? '' : `; stderr: ${tail.slice(-2000)}`}`,
+    }
+    await this.#dropSession()
+    if (await this.#backoff()) await this.#connectLoop()
+  }
+
+  #scheduleRefresh(): void {
+    if (this.#stop.signal.aborted) return
+    clearTimeout(this.#debounce)
+    this.#debounce = setTimeout(() => {
+      this.#debounce = undefined
+      if (this.#state === 'ready') void this.#refresh().catch((error: unknown) => {
+        this.#error = describe(error)
+        this.#emit()
+      })
+    }, this.config.listChangedDebounceMs)
+  }
+
+  /** Single-flight: a refresh asked for while one runs runs once more after it. */
+  #refresh(): Promise<void> {
+    if (this.#refreshing !== undefined) {
+      this.#refreshAgain = true
+      return this.#refreshing
+    }
+    const run = async (): Promise<void> => {
+      do {
+        this.#refreshAgain = false
+        const session = this.#session
+        if (session === undefined) return
+        const tools = await listAllTools(session, this.config.maxListPages, this.config.timeouts.list)
+        if (this.#stop.signal.aborted || session !== this.#session) return
+        this.#swap(planTools(tools, this.config, this.#baseline))
+      } while (this.#refreshAgain)
+    }
+    this.#refreshing = run().finally(() => (this.#refreshing = undefined))
+    return this.#refreshing
+  }
+
+  /** Replaces the server's registrations in one synchronous step: no call ever sees half of a listing. */
+  #swap(plans: PlannedTool[]): void {
+    for (const plan of plans) if (plan.state === 'registered' && !this.#baseline.has(plan.wireName)) this.#baseline.set(plan.wireName, plan.fingerprint)
+    const next = new Map(plans.filter((plan) => plan.state === 'registered').map((plan) => [plan.wireName, plan]))
+    for (const [wireName, registration] of this.#registered) {
+      const plan = next.get(wireName)
+      if (plan === undefined || plan.fingerprint !== registration.plan.fingerprint || plan.name !== registration.plan.name || JSON.stringify(plan.policy) !== JSON.stringify(registration.plan.policy)) {
+        registration.dispose()
+        this.#registered.delete(wireName)
+      }
+    }
+    const final: PlannedTool[] = []
+    for (const plan of plans) {
+      if (plan.state !== 'registered' || this.#registered.has(plan.wireName)) {
+        final.push(this.#registered.get(plan.wireName)?.plan ?? plan)
+        continue
+      }
+      try {
+        const dispose = this.#ctx.tools.register(this.#definition(plan))
+        this.#registered.set(plan.wireName, { plan, dispose })
+        final.push(plan)
+      } catch (error) {
+        final.push({ ...plan, state: 'rejected', note: `the registry refused it: ${error instanceof Error ? error.message : String(error)}` })
+      }
+    }
+    this.#plans = final
+    this.#byName = new Map([...this.#registered.values()].map((registration) => [registration.plan.name, registration.plan]))
+    this.#emit()
+  }
+
+  #definition(plan: PlannedTool): ToolDefinition & { annotations?: object } {
+    const { definition } = plan
+    const description = definition.description ?? definition.title ?? `The ${definition.name} tool of the MCP server ${this.config.id}.`
+    return {
+      name: plan.name,
+      description: description.length > maxDescription ? `${description.slice(0, maxDescription)} […]` : description,
+      parameters: plan.parameters as ToolDefinition['parameters'],
+      concurrencySafe: plan.policy.concurrencySafe,
+      // An untrusted server's hints never reach the registry (which would parallelise on readOnlyHint).
+      ...(this.config.trust && definition.annotations !== undefined ? { annotations: { ...definition.annotations } } : {}),
+      execute: (args, exec) => callServerTool(this, plan, args, exec),
+    }
+  }
+
+  /** The registration plan behind a registry name, for the approval listener. */
+  planFor(name: string): PlannedTool | undefined {
+    return this.#byName.get(name)
+  }
+
+  /** Marks the current definitions of `tools` (wire names; default: every quarantined tool) approved and re-plans. */
+  async approve(tools?: readonly string[]): Promise<void> {
+    for (const plan of this.#plans) {
+      if (plan.state === 'quarantined' && (tools === undefined || tools.includes(plan.wireName))) this.#baseline.set(plan.wireName, plan.fingerprint)
+    }
+    if (this.#state === 'ready') await this.#refresh()
+  }
+
+  /** A connected session for a call, waiting for a restart in progress within `signal` and the connect budget. */
+  async session(signal: AbortSignal): Promise<McpSession> {
+    if (this.#state !== 'ready' || this.#session === undefined) {
+      await this.whenSettled(AbortSignal.any([signal, AbortSignal.timeout(this.config.timeouts.connect)]))
+    }
+    const session = this.#session
+    if (this.#state === 'ready' && session !== undefined) return session
+    signal.throwIfAborted()
+    throw new McpCallError(MCP_ERROR_CODES.UNAVAILABLE, `The MCP server ${JSON.stringify(this.config.id)} is ${this.#state}${this.#error === undefined ? '' : ` (${this.#error.message})`}.`, this.config.id)
+  }
+
+  /** Why the last connection ended, for a call it interrupted. */
+  get closeReason(): string | undefined {
+    return this.#transport?.closeReason
+  }
+
+  /** Emits a progress event of a call. */
+  emitProgress(event: McpProgressEvent): void {
+    try {
+      this.#ctx.emit('mcp/progress', event)
+    } catch {}
+  }
+
+  /** Ends everything: timers, the session, the whole process group; unregisters the tools. */
+  async stop(): Promise<void> {
+    this.#stop.abort()
+    clearTimeout(this.#debounce)
+    this.#setState('closed')
+    for (const registration of this.#registered.values()) registration.dispose()
+    this.#registered.clear()
+    this.#byName = new Map()
+    await this.#dropSession()
+  }
+}
+
+function describe(error: unknown): { code: string; message: string } {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : MCP_ERROR_CODES.CONNECT_FAILED
+  return { code, message: error instanceof Error ? error.message : String(error) }
+}

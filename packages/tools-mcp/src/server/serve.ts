@@ -1,0 +1,104 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createMcpHandler, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server'
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import type { Context } from 'cordis'
+import { createToolServer, type ToolServerOptions } from './registry-server.js'
+
+/** A running MCP server: close it to stop serving (and, for HTTP, to free the port). */
+export interface ServedTools {
+  close(): Promise<void>
+}
+
+/** Serves the registry of `ctx` as an MCP server on this process's stdin/stdout (one client: the parent). */
+export async function serveToolsStdio(ctx: Context, options: ToolServerOptions = {}): Promise<ServedTools> {
+  const { server, dispose } = createToolServer(ctx, options)
+  await server.connect(new StdioServerTransport())
+  return {
+    close: async () => {
+      dispose()
+      await server.close()
+    },
+  }
+}
+
+/** Options of {@link serveToolsHttp}. */
+export interface HttpServeOptions extends ToolServerOptions {
+  /** The port on 127.0.0.1. Default 0 (any free port; read `url`). */
+  readonly port?: number | undefined
+  /** When set, every request needs `Authorization: Bearer <token>` (401 otherwise). */
+  readonly token?: string | undefined
+  /** Extra host names accepted in `Host` and `Origin` besides localhost and 127.0.0.1. */
+  readonly allowedHosts?: readonly string[] | undefined
+}
+
+async function toFetchRequest(request: IncomingMessage, port: number): Promise<Request> {
+  const chunks: Buffer[] = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  const headers = new Headers()
+  for (const [key, value] of Object.entries(request.headers)) if (typeof value === 'string') headers.set(key, value)
+  const method = request.method ?? 'GET'
+  const init: RequestInit = method === 'GET' || method === 'HEAD' ? { method, headers } : { method, headers, body: Buffer.concat(chunks) }
+  return new Request(`http://127.0.0.1:${port}${request.url ?? '/'}`, init)
+}
+
+async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
+  response.writeHead(answer.status, Object.fromEntries(answer.headers))
+  if (answer.body === null) {
+    response.end()
+    return
+  }
+  const reader = answer.body.getReader()
+  response.on('close', () => void reader.cancel().catch(() => {}))
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    response.write(value)
+  }
+  response.end()
+}
+
+/**
+ * Serves the registry of `ctx` over Streamable HTTP on 127.0.0.1 only (both protocol eras), behind `Host` and
+ * `Origin` checks against DNS rebinding (403) and an optional bearer token (401). Each request gets a fresh
+ * stateless server over the same registry; `list_changed` reaches stdio clients, not stateless HTTP ones (they
+ * re-list).
+ */
+export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {}): Promise<ServedTools & { readonly url: string }> {
+  const disposers = new Set<() => void>()
+  const handler = createMcpHandler(() => {
+    const { server, dispose } = createToolServer(ctx, options)
+    disposers.add(dispose)
+    server.onclose = () => (dispose(), disposers.delete(dispose))
+    return server
+  })
+  const hosts = ['localhost', '127.0.0.1', '[::1]', ...(options.allowedHosts ?? [])]
+  let port = 0
+  const http = createServer((request, response) => {
+    if (!validateHostHeader(request.headers.host, [...hosts]).ok) return void response.writeHead(403).end('Forbidden host')
+    const origin = request.headers.origin
+    if (origin !== undefined && !validateOriginHeader(origin, [...hosts]).ok) return void response.writeHead(403).end('Forbidden origin')
+    if (options.token !== undefined && request.headers.authorization !== `Bearer ${options.token}`) {
+      return void response.writeHead(401, { 'www-authenticate': 'Bearer' }).end('Unauthorized')
+    }
+    void toFetchRequest(request, port)
+      .then((fetchRequest) => handler.fetch(fetchRequest))
+      .then((answer) => writeResponse(answer, response))
+      .catch(() => response.destroy())
+  })
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+  })
+  const address = http.address()
+  port = typeof address === 'object' && address !== null ? address.port : 0
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      for (const dispose of disposers) dispose()
+      disposers.clear()
+      await handler.close?.()
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    },
+  }
+}
