@@ -7,6 +7,7 @@ import {
   type JsonPrimitive,
   type JsonSnapshotFailure,
 } from '@dsh/tools-core'
+import { checkNumberConstraints, checkStringConstraints, constraintMessages, firstDuplicate, restricts } from './constraints.js'
 import { describeValue, errorText, literal, literalList } from './describe-value.js'
 import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
 import type { ArrayNode, ObjectNode, OneOfNode, ScalarKind, ScalarNode, SchemaNode } from './schema-node.js'
@@ -174,7 +175,7 @@ export function kindCode(kind: ScalarKind): number {
 }
 
 function leafCode(node: SchemaNode): number {
-  return !isScalarNode(node) || node.enum !== undefined || node.hasConst ? CALL : kindCode(node.kind)
+  return !isScalarNode(node) || node.enum !== undefined || node.hasConst || restricts(node.constraints) ? CALL : kindCode(node.kind)
 }
 
 /**
@@ -232,6 +233,14 @@ function compileScalar(node: ScalarNode): Check {
       return false
     }
   }
+  const constraints = node.constraints
+  if (restricts(constraints)) {
+    const checkConstraints = leaf === STRING ? checkStringConstraints : checkNumberConstraints
+    return (value, sink) => {
+      if (!leafMatches(leaf, value)) return mismatch(sink, expected, value)
+      return checkConstraints(constraints, value as never, sink === null ? null : (keyword, message) => sink.add(keyword, message))
+    }
+  }
   return (value, sink) => leafMatches(leaf, value) || mismatch(sink, expected, value)
 }
 
@@ -268,17 +277,23 @@ function compileArray(node: ArrayNode): Check {
   const item = items === undefined ? checkJson : compileNode(items)
   const leaf = items === undefined ? CALL : leafCode(items)
   const itemFast = items === undefined ? isJson : fastOf(item)
+  const minItems = node.constraints?.minItems ?? 0
+  const maxItems = node.constraints?.maxItems ?? Number.POSITIVE_INFINITY
+  const unique = node.constraints?.uniqueItems === true
   const fast: Fast = (value) => {
     try {
       if (!Array.isArray(value) || ((value as Proto).__proto__ !== ArrayPrototype && !isPlainArrayPrototype(Object.getPrototypeOf(value)))) return false
       const array = value as unknown[]
       const length = array.length
+      if (length < minItems || length > maxItems) return false
       const proto = prototypeOfArray(array)
+      const elements: unknown[] | undefined = unique ? [] : undefined
       for (let index = 0; index < length; index++) {
         const element = index in proto && !hasOwnProperty.call(array, index) ? undefined : array[index]
         if (!(leaf === STRING ? typeof element === 'string' : leaf === CALL ? itemFast(element) : leafMatches(leaf, element))) return false
+        elements?.push(element)
       }
-      return true
+      return elements === undefined || firstDuplicate(elements) === undefined
     } catch {
       return false
     }
@@ -290,16 +305,30 @@ function compileArray(node: ArrayNode): Check {
       }
       const array = value as unknown[]
       const length = array.length
-      const proto = prototypeOfArray(array)
       let ok = true
+      if (length < minItems || length > maxItems) {
+        ok = false
+        if (length < minItems) sink.add('minItems', constraintMessages.minItems(minItems, length))
+        else sink.add('maxItems', constraintMessages.maxItems(maxItems, length))
+        if (sink.stopped) return false
+      }
+      const proto = prototypeOfArray(array)
+      const elements: unknown[] | undefined = unique ? [] : undefined
       for (let index = 0; index < length; index++) {
         const element = index in proto && !hasOwnProperty.call(array, index) ? undefined : array[index]
+        elements?.push(element)
         if (leafMatches(leaf, element)) continue
         const mark = sink.list.length
         if (item(element, sink)) continue
         ok = false
         sink.prefix(mark, index, `[${index}]`)
         if (sink.stopped) return false
+      }
+      // Duplicates are looked for among elements that are all valid (and so lossless JSON).
+      const duplicate = ok && elements !== undefined ? firstDuplicate(elements) : undefined
+      if (duplicate !== undefined) {
+        sink.add('uniqueItems', constraintMessages.uniqueItems(duplicate[0], duplicate[1]))
+        return false
       }
       return ok
     } catch (error) {

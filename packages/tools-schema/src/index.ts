@@ -26,11 +26,13 @@ export { OutputSchemaError } from './output-schema-error.js'
 export { MAX_SCHEMA_DEPTH, MAX_SCHEMA_SIZE } from './read-schema.js'
 export type { SchemaProblem } from './schema-problem.js'
 export type {
+  ArrayConstraintSpec,
   ArraySchemaSpec,
   BooleanSchemaSpec,
   IntegerSchemaSpec,
   JsonValueSchemaSpec,
   NullSchemaSpec,
+  NumberConstraintSpec,
   NumberSchemaSpec,
   ObjectSchemaSpec,
   OneOfSchemaSpec,
@@ -39,6 +41,7 @@ export type {
   SchemaProp,
   SchemaSpec,
   SchemaType,
+  StringConstraintSpec,
   StringSchemaSpec,
   MisplacedSchemaKeywords,
   UnsupportedSchemaKeywords,
