@@ -76,7 +76,7 @@ describe('string lengths count Unicode code points, as JSON Schema does', () => 
 
   test('for every string, codePointLength is the length of its code point list, and ajv agrees on the bounds', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 12 }), fc.integer({ min: 0, max: 8 }), (text, limit) => {
+      fc.property(fc.array(fc.constantFrom('a', 'é', '😀', '\ud83d', '\ude00', '\u{10ffff}'), { maxLength: 10 }).map((units) => units.join('')), fc.integer({ min: 0, max: 8 }), (text, limit) => {
         expect(codePointLength(text)).toBe([...text].length)
         const schema = { type: 'string', minLength: limit } as const
         expect(compileValueSchema(schema).is(text)).toBe(ajv.validate(schema, text))

@@ -67,6 +67,12 @@ export { ToolArgsError, type ToolArgsErrorDetails } from './tool-args-error.js'
 export { ToolDefinitionError } from './tool-definition-error.js'
 export { ToolOutputError, type ToolOutputErrorDetails } from './tool-output-error.js'
 export {
+  setDefaultValidatorBackend,
+  type ValidatorBackend,
+  type ValidatorBackendChoice,
+} from './validator-backend.js'
+export { MAX_GENERATED_NODES } from './generate-validator.js'
+export {
   DEFAULT_MAX_VIOLATIONS,
   type ValidateOptions,
   type ValidationResult,

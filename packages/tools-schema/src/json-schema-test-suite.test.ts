@@ -21,6 +21,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
+import { backendUnderTest } from './backend-under-test.setup.js'
 import { compileValueSchema } from './compile-schema.js'
 import { OutputSchemaError } from './output-schema-error.js'
 import type { ValueSchemaSpec } from './schema-spec.js'
@@ -299,7 +300,7 @@ afterAll(() => {
   if (location.kind !== 'found') return
   const { subset, dsl } = counts
   console.log(
-    `JSON Schema Test Suite (${location.directory}): ${counts.groups} groups in ${files.length} files. ` +
+    `JSON Schema Test Suite (${location.directory}), ${backendUnderTest} backend: ${counts.groups} groups in ${files.length} files. ` +
       `Structured-output subset: ${subset.inside} groups inside (${subset.cases} cases, all as the suite says), ` +
       `${subset.rejected} rejected by assertStructuredSchemaNode. ` +
       `DSL: ${dsl.translated} groups expressible (${dsl.cases} cases, all as the suite says), ${dsl.notExpressible} not expressible. ` +

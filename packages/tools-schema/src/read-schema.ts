@@ -1,5 +1,7 @@
 import { formatJsonPath, snapshotJson, type JsonPathSegment, type JsonPrimitive, type ReadonlyJsonValue } from '@dsh/tools-core'
-import { compileNode, expectedText, kindCode, leafMatches, Sink } from './compile-validator.js'
+import { compileNode } from './compile-validator.js'
+import { Sink } from './validation-sink.js'
+import { expectedText, kindCode, leafMatches } from './value-rules.js'
 import { constraintPlacementProblem, isConstraintKeyword, readConstraints, type Constraints } from './constraints.js'
 import { describeValue } from './describe-value.js'
 import { readOwnArray, readOwnObject } from './read-own.js'

@@ -1,6 +1,6 @@
 import { snapshotJson, type ReadonlyJsonValue } from '@dsh/tools-core'
-import { compile, type Compiled } from './compile-schema.js'
-import { nonJsonMessage } from './compile-validator.js'
+import { compile } from './compile-schema.js'
+import { nonJsonMessage } from './value-rules.js'
 import { OutputSchemaError } from './output-schema-error.js'
 import { readStructuredSchema } from './read-schema.js'
 import type { SchemaNode } from './schema-node.js'
@@ -72,7 +72,7 @@ export interface StructuredSchemaNode {
 /** A structured-output schema: an object-rooted {@link StructuredSchemaNode}. */
 export type StructuredOutputSchema = StructuredSchemaNode & { type: 'object' }
 
-const cache = new WeakMap<object, Compiled<SchemaNode>>()
+const cache = new WeakMap<object, SchemaNode>()
 
 function compileStructured(schema: unknown, rootObject: boolean): Validator<ReadonlyJsonValue> {
   const fail = (problems: readonly SchemaProblem[]): Error =>
