@@ -1,18 +1,16 @@
 // The closure backend: a schema node compiled into a tree of closures (no code generation, so it runs where
 // `new Function` is forbidden). It also records every violation for both backends: the generated backend answers
 // the accept-only question itself and hands a rejected value to these closures for its violations.
-import { checkNumberConstraints, checkStringConstraints, constraintMessages, firstDuplicate, restricts } from './constraints.js'
 import type { JsonPrimitive } from '@dsh/tools-core'
+import { checkNumberConstraints, checkStringConstraints, constraintMessages, firstDuplicate, restricts } from './constraints.js'
 import { describeValue, literal, literalList } from './describe-value.js'
 import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
-import type { ArrayNode, ObjectNode, OneOfNode, ScalarNode, SchemaNode } from './schema-node.js'
+import type { ArrayNode, ObjectNode, ScalarNode, SchemaNode } from './schema-node.js'
 import { mismatch, pathPiece, Sink, unreadable, type Check } from './validation-sink.js'
 import {
   ArrayPrototype,
   CALL,
   CONST,
-  describeShape,
-  discriminatorOf,
   expectedText,
   hasOwnProperty,
   isJson,
@@ -24,13 +22,11 @@ import {
   prototypeOfArray,
   reportNonJson,
   STRING,
-  type Discriminator,
   type Proto,
 } from './value-rules.js'
-import { firstOf } from './violation.js'
+import { compileOneOf } from './compile-one-of.js'
+import { fastObject, type Fast, type Slot } from './object-loops.js'
 
-/** An accept-only check: the answer of `check(value, null)`, without the sink argument. */
-type Fast = (value: unknown) => boolean
 
 /** The accept-only checks of the compiled checks that have one of their own. */
 const fastChecks = new WeakMap<Check, Fast>()
@@ -163,116 +159,6 @@ function compileArray(node: ArrayNode): Check {
 }
 
 const maxListedNames = 12
-
-/** One declared property, as the object loop reads it. */
-interface Slot {
-  readonly name: string
-  /** Its position among the declared properties. */
-  readonly index: number
-  /** The property's path piece (`.name`, `["odd key"]`). */
-  readonly piece: string
-  /** Its leaf code, or CONST for a string `const` (compared with {@link wanted}). */
-  readonly leaf: number
-  readonly wanted: unknown
-  readonly check: Check
-  /** The accept-only check (no sink, no allocation). */
-  readonly fast: Fast
-  /** 1 when required, so that the loop can add it up. */
-  readonly required: number
-}
-
-/** What the fast loops know of a property: enough to check it inline or call its accept-only check. */
-type FastSlot = Pick<Slot, 'name' | 'index' | 'fast' | 'leaf' | 'wanted' | 'required'>
-
-/**
- * The accept-only loops of object nodes. V8 shares inline caches among all closures made from one function literal,
- * so a single loop for every object node sees every shape in the process and its loads (`__proto__` above all) go
- * megamorphic. The same loop is therefore written three times, chosen by the node's structure (open; closed with
- * only scalar properties; other closed), so that each copy sees fewer shapes. Each answers exactly like the sink-less walk of
- * the full check: keys in `for…in` order, inherited ones skipped unless declared, every throw a `false`.
- */
-function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, FastSlot>, requiredCount: number, open: boolean, scalar: boolean): Fast {
-  const count = slots.length
-  if (!open && !scalar)
-    return (value) => {
-      try {
-        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
-        const record = value as Record<string, unknown>
-        let position = 0
-        let seen = 0
-        for (const key in record) {
-          // for…in also walks keys inherited from a polluted prototype: they are not part of the value.
-          if (!Object.prototype.hasOwnProperty.call(record, key)) continue
-          const item = record[key]
-          let slot = position < count ? slots[position] : undefined
-          position++
-          if (slot === undefined || slot.name !== key) {
-            slot = byName.get(key)
-            if (slot === undefined) return false
-            position = slot.index + 1
-          }
-          if (!(slot.leaf === CALL ? slot.fast(item) : leafMatches(slot.leaf, item, slot.wanted))) return false
-          seen += slot.required
-        }
-        return seen === requiredCount
-      } catch {
-        return false
-      }
-    }
-  if (!open)
-    return (value) => {
-      try {
-        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
-        const record = value as Record<string, unknown>
-        let position = 0
-        let seen = 0
-        for (const key in record) {
-          // for…in also walks keys inherited from a polluted prototype: they are not part of the value.
-          if (!Object.prototype.hasOwnProperty.call(record, key)) continue
-          const item = record[key]
-          let slot = position < count ? slots[position] : undefined
-          position++
-          if (slot === undefined || slot.name !== key) {
-            slot = byName.get(key)
-            if (slot === undefined) return false
-            position = slot.index + 1
-          }
-          if (!leafMatches(slot.leaf, item, slot.wanted)) return false
-          seen += slot.required
-        }
-        return seen === requiredCount
-      } catch {
-        return false
-      }
-    }
-  return (value) => {
-    try {
-      if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
-      const record = value as Record<string, unknown>
-      let position = 0
-      let seen = 0
-      for (const key in record) {
-        if (!Object.prototype.hasOwnProperty.call(record, key)) continue
-        const item = record[key]
-        let slot = position < count ? slots[position] : undefined
-        position++
-        if (slot === undefined || slot.name !== key) {
-          slot = byName.get(key)
-          if (slot === undefined) {
-            if (!isJson(item)) return false
-            continue
-          }
-          position = slot.index + 1
-        }
-        if (!(slot.leaf === CALL ? slot.fast(item) : leafMatches(slot.leaf, item, slot.wanted))) return false
-        seen += slot.required
-      }
-      return seen === requiredCount
-    } catch {
-      return false
-    }
-  }
-}
 
 /** Reports a value that is not an object where one is wanted; returns `false`. */
 type NotAnObject = (sink: Sink | null, value: unknown) => false
@@ -414,101 +300,6 @@ function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnO
     }
   }
   return withFast(full, fast)
-}
-
-/** How far a failed branch is from matching: lower is closer. */
-function distance(sink: Sink): number {
-  let rank = 0
-  for (const violation of sink.list) {
-    if (violation.reversed.length === 0 && violation.keyword === 'type') rank = Math.max(rank, 2)
-    else if (violation.reversed.length === 1 && (violation.keyword === 'const' || violation.keyword === 'enum')) {
-      rank = Math.max(rank, 1)
-    }
-  }
-  return rank * 1e9 + sink.count
-}
-
-const branchProbeLimit = 64
-
-function compileOneOf(node: OneOfNode): Check {
-  const branches = node.branches.map(compileNode)
-  const shapes = node.branches.map(describeShape)
-  const total = branches.length
-  const discriminator = discriminatorOf(node.branches)
-
-  /**
-   * Checks branch `index` into a sink of its own; when it fails, reports that no branch matches, naming it as the
-   * closest and listing its problems (as room allows). One walk of the branch.
-   */
-  function checkClosest(value: unknown, sink: Sink, index: number): boolean {
-    const room = Math.min(sink.keep - sink.list.length, sink.stopAt - sink.count) - 1
-    const details = new Sink(Math.max(room, 1), Math.max(sink.stopAt - sink.count - 1, 1))
-    if ((branches[index] as Check)(value, details)) return true
-    const shape = `shape ${index + 1} (${shapes[index] as string})`
-    if (room <= 0) {
-      // No room for the branch's problems: name the first one in the summary itself.
-      const first = firstOf(details.violations())
-      const inline = first === undefined ? '' : `: ${first.path === '' ? '' : `${first.path}: `}${first.message}`
-      sink.add('oneOf', `matches none of the ${total} allowed shapes; the closest is ${shape}${inline}`)
-      return false
-    }
-    sink.add('oneOf', `matches none of the ${total} allowed shapes; the closest is ${shape}`)
-    for (const violation of details.list) sink.add(violation.keyword, violation.message, violation.reversed.slice(), violation.text)
-    sink.count += details.count - details.list.length
-    return false
-  }
-
-  /** The discriminator's value in `value`, or `undefined` (not an object, no such property, a throwing getter). */
-  function tagOf(value: unknown): unknown {
-    if (discriminator === undefined || typeof value !== 'object' || value === null) return undefined
-    try {
-      const record = value as Record<string, unknown>
-      const { name } = discriminator
-      // Own properties only: a tag inherited from a polluted prototype must not select a branch.
-      return hasOwnProperty.call(record, name) ? record[name] : undefined
-    } catch {
-      return undefined // the branches report the throw
-    }
-  }
-
-  return (value, sink) => {
-    const tag = tagOf(value)
-    if (tag !== undefined) {
-      // Only the selected branch can match: every other one requires a different literal here.
-      const chosen = (discriminator as Discriminator).branches.get(tag)
-      if (sink === null) return chosen !== undefined && (branches[chosen] as Check)(value, null)
-      if (chosen !== undefined) return checkClosest(value, sink, chosen)
-      const { name, literals } = discriminator as Discriminator
-      const got = typeof tag === 'string' || typeof tag === 'boolean' || (typeof tag === 'number' && Number.isFinite(tag)) ? literal(tag) : describeValue(tag)
-      sink.add('oneOf', `matches none of the ${total} allowed shapes: ${name} must be one of ${literals}, got ${got}`)
-      return false
-    }
-    let matches = 0
-    for (let index = 0; index < total; index++) {
-      if ((branches[index] as Check)(value, null)) {
-        matches++
-        if (matches > 1 && sink === null) return false
-      }
-    }
-    if (matches === 1) return true
-    if (sink === null) return false
-    if (matches > 1) {
-      const matching = branches.flatMap((branch, index) => (branch(value, null) ? [index + 1] : []))
-      sink.add('oneOf', `matches ${matches} of the ${total} allowed shapes (${matching.join(', ')}); it must match exactly one`)
-      return false
-    }
-    let best: Sink | undefined
-    let bestIndex = 0
-    for (let index = 0; index < total; index++) {
-      const probe = new Sink(branchProbeLimit, branchProbeLimit)
-      ;(branches[index] as Check)(value, probe)
-      if (best === undefined || distance(probe) < distance(best)) {
-        best = probe
-        bestIndex = index
-      }
-    }
-    return checkClosest(value, sink, bestIndex)
-  }
 }
 
 /** Checks already compiled, per node: a node used at several places (a shared sub-schema) is compiled once. */
