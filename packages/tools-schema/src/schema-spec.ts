@@ -20,28 +20,63 @@ export interface SchemaAnnotations<Value> {
 }
 
 /**
- * JSON Schema keywords the DSL does not support, declared `never` so that writing one is a type error (the
- * definition-time check rejects them, and every other unknown key, at run time too).
+ * What the type checker says about a JSON Schema keyword the DSL does not support: the same hint as the
+ * definition-time error, as the only string the property accepts, so that writing the keyword fails with
+ * `Type 'true' is not assignable to type '"nullable" is not supported: use oneOf with { type: 'null' }'`.
  */
-export type UnsupportedSchemaKeywords = {
-  readonly [Keyword in
-    | 'format'
-    | 'prefixItems'
-    | 'contains'
-    | 'minProperties'
-    | 'maxProperties'
-    | 'patternProperties'
-    | 'propertyNames'
-    | 'anyOf'
-    | 'allOf'
-    | 'not'
-    | '$ref'
-    | '$defs'
-    | 'nullable']?: never
+export interface UnsupportedKeywordHints {
+  readonly format: 'formats are not checked; use pattern, or check the value in code after validation'
+  readonly prefixItems: 'use items (one schema for every element), with minItems, maxItems or uniqueItems'
+  readonly contains: 'use items (one schema for every element), with minItems, maxItems or uniqueItems'
+  readonly minProperties: 'object constraints are not supported; check them in code after validation'
+  readonly maxProperties: 'object constraints are not supported; check them in code after validation'
+  readonly patternProperties: 'object constraints are not supported; check them in code after validation'
+  readonly propertyNames: 'object constraints are not supported; check them in code after validation'
+  readonly anyOf: 'use oneOf with branches that cannot overlap'
+  readonly allOf: 'merge the parts into one schema'
+  readonly not: 'conditional schemas are not supported; use oneOf'
+  readonly $ref: 'references are not supported; write the schema inline'
+  readonly $defs: 'references are not supported; write the schema inline'
+  readonly nullable: "use oneOf with a { type: 'null' } branch"
 }
 
-/** Keywords that belong to other node types, declared `never` so that a misplaced one is a type error. */
-export type MisplacedSchemaKeywords<Keyword extends string> = { readonly [Key in Keyword]?: never }
+/**
+ * JSON Schema keywords the DSL does not support, each typed as its hint (see {@link UnsupportedKeywordHints}), so
+ * that writing one is a type error naming the problem (the definition-time check rejects them, and every other
+ * unknown key, at run time too).
+ */
+export type UnsupportedSchemaKeywords = {
+  readonly [Keyword in keyof UnsupportedKeywordHints]?: `"${Keyword}" is not supported: ${UnsupportedKeywordHints[Keyword]}`
+}
+
+/** Where each keyword belongs, for the type errors of a misplaced one. */
+export interface KeywordPlacements {
+  readonly properties: 'type "object"'
+  readonly additionalProperties: 'type "object"'
+  readonly items: 'type "array"'
+  readonly enum: 'scalar types (string, number, integer, boolean, null)'
+  readonly const: 'scalar types (string, number, integer, boolean, null)'
+  readonly oneOf: 'a node of its own, without type: { oneOf: [a, b] }'
+  readonly minLength: 'type "string"'
+  readonly maxLength: 'type "string"'
+  readonly pattern: 'type "string"'
+  readonly minimum: 'types "number" and "integer"'
+  readonly maximum: 'types "number" and "integer"'
+  readonly exclusiveMinimum: 'types "number" and "integer"'
+  readonly exclusiveMaximum: 'types "number" and "integer"'
+  readonly multipleOf: 'types "number" and "integer"'
+  readonly minItems: 'type "array"'
+  readonly maxItems: 'type "array"'
+  readonly uniqueItems: 'type "array"'
+}
+
+/**
+ * Keywords that belong to other node types, each typed as the message saying where it belongs, so that a
+ * misplaced one is a type error naming the problem (`"minimum" only applies to types "number" and "integer"`).
+ */
+export type MisplacedSchemaKeywords<Keyword extends string> = {
+  readonly [Key in Keyword]?: Key extends keyof KeywordPlacements ? `"${Key}" only applies to ${KeywordPlacements[Key]}` : never
+}
 
 /** The value constraints of strings: lengths in Unicode code points, and a pattern. */
 export interface StringConstraintSpec {
@@ -239,6 +274,13 @@ export type SchemaProp = ValueSchemaSpec & {
 export interface ParameterSchemaSpec {
   readonly [name: string]: SchemaProp
 }
+
+/**
+ * The type error of a raw JSON Schema (`{ type: 'object', properties }`) passed where a parameter map belongs: the
+ * only string a parameter map written that way is assignable to.
+ */
+export type RawJsonSchemaHint =
+  'a parameter map names each property ({ path: { type: "string", required: true } }), it is not a JSON Schema: pass the schema\'s properties, with required: true on the required ones'
 
 /** The seed's name for {@link ParameterSchemaSpec}. */
 export type SchemaSpec = ParameterSchemaSpec
