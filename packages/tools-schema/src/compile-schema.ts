@@ -1,4 +1,3 @@
-import { compileArguments, compileNode, type Check } from './compile-validator.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import { JsonSchemaError } from './json-schema-error.js'
 import { readOption } from './read-own.js'
@@ -6,7 +5,8 @@ import { readParameterSpec, readValueSpec, type ReadResult } from './read-schema
 import type { ObjectNode, SchemaNode } from './schema-node.js'
 import type { SchemaProblem } from './schema-problem.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
-import { createValidator, type ValidateOptions, type ValidationResult, type Validator } from './validator.js'
+import { defaultValidatorBackend, validatorFor, type ValidatorBackendChoice } from './validator-backend.js'
+import type { ValidateOptions, ValidationResult, Validator } from './validator.js'
 
 /** Options of {@link compileParameters} and {@link compileValueSchema}. */
 export interface CompileOptions {
@@ -15,6 +15,12 @@ export interface CompileOptions {
    * `false`: check and compile the spec afresh, and leave the cache alone.
    */
   readonly cache?: boolean
+  /**
+   * `'auto'` (the default, unless changed with `setDefaultValidatorBackend`): generated code (`new Function`)
+   * wherever the host allows it, closures otherwise. `'closures'`: never generate code. Both give the same
+   * verdicts, violations, paths and messages; `validator.backend` says which one answers.
+   */
+  readonly backend?: ValidatorBackendChoice
 }
 
 /** A checked schema and its validator. */
@@ -23,37 +29,45 @@ export interface Compiled<Node extends SchemaNode> {
   readonly validator: Validator<unknown>
 }
 
-const parameterCache = new WeakMap<object, Compiled<ObjectNode>>()
-const valueCache = new WeakMap<object, Compiled<SchemaNode>>()
+const parameterCache = new WeakMap<object, ObjectNode>()
+const valueCache = new WeakMap<object, SchemaNode>()
 
 /** How {@link compile} reads, checks and caches one kind of schema. */
 export interface SchemaKind<Node extends SchemaNode> {
   /** Reads the spec into a node, or lists its problems. */
   readonly read: (spec: unknown) => ReadResult<Node>
-  /** Compiled schemas by spec identity. */
-  readonly cache: WeakMap<object, Compiled<Node>>
+  /** Checked nodes by spec identity (their validators are cached per node and backend). */
+  readonly cache: WeakMap<object, Node>
   /** Turns the problems of an unsupported schema into the error to throw (default: {@link JsonSchemaError}). */
   readonly fail?: (problems: readonly SchemaProblem[]) => Error
-  /** Compiles the node (default: `compileNode`). */
-  readonly check?: (node: Node) => Check
 }
 
-const parameters: SchemaKind<ObjectNode> = { read: readParameterSpec, cache: parameterCache, check: compileArguments }
+const parameters: SchemaKind<ObjectNode> = { read: readParameterSpec, cache: parameterCache }
 const values: SchemaKind<SchemaNode> = { read: readValueSpec, cache: valueCache }
 
+/** Reads a backend option: `'auto'`, `'closures'`, or the default for anything else (never throws). */
+function backendOf(options: unknown): ValidatorBackendChoice {
+  const backend = readOption(options, 'backend')
+  return backend === 'auto' || backend === 'closures' ? backend : defaultValidatorBackend()
+}
+
 /** Reads and compiles a schema of `kind`, or returns what was compiled earlier for the same object. */
-export function compile<Node extends SchemaNode>(spec: unknown, kind: SchemaKind<Node>, useCache: boolean): Compiled<Node> {
-  const { read, cache, fail = (problems) => new JsonSchemaError(problems), check = compileNode } = kind
+export function compile<Node extends SchemaNode>(
+  spec: unknown,
+  kind: SchemaKind<Node>,
+  useCache: boolean,
+  backend: ValidatorBackendChoice = defaultValidatorBackend(),
+): Compiled<Node> {
+  const { read, cache, fail = (problems) => new JsonSchemaError(problems) } = kind
   const cacheable = useCache && typeof spec === 'object' && spec !== null
-  if (cacheable) {
-    const hit = cache.get(spec)
-    if (hit !== undefined) return hit
+  let node = cacheable ? cache.get(spec) : undefined
+  if (node === undefined) {
+    const result = read(spec)
+    if (result.node === undefined) throw fail(result.problems)
+    node = result.node
+    if (cacheable) cache.set(spec, node)
   }
-  const result = read(spec)
-  if (result.node === undefined) throw fail(result.problems)
-  const compiled: Compiled<Node> = { node: result.node, validator: createValidator(check(result.node)) }
-  if (cacheable) cache.set(spec, compiled)
-  return compiled
+  return { node, validator: validatorFor(node, backend) }
 }
 
 /** The checked node of a parameter map (cached). Throws {@link JsonSchemaError}. */
@@ -76,7 +90,7 @@ export function compileParameters<const Spec extends ParameterSchemaSpec>(
   spec: Spec,
   options?: CompileOptions,
 ): Validator<InferArgs<Spec>> {
-  return compile(spec, parameters, readOption(options, 'cache') !== false).validator as Validator<InferArgs<Spec>>
+  return compile(spec, parameters, readOption(options, 'cache') !== false, backendOf(options)).validator as Validator<InferArgs<Spec>>
 }
 
 /**
@@ -89,7 +103,7 @@ export function compileValueSchema<const Spec extends ValueSchemaSpec>(
   spec: Spec,
   options?: CompileOptions,
 ): Validator<InferValue<Spec>> {
-  return compile(spec, values, readOption(options, 'cache') !== false).validator as Validator<InferValue<Spec>>
+  return compile(spec, values, readOption(options, 'cache') !== false, backendOf(options)).validator as Validator<InferValue<Spec>>
 }
 
 /**

@@ -1,86 +1,32 @@
-import {
-  describeJsonPath,
-  formatJsonPath,
-  isJsonValue,
-  snapshotJson,
-  type JsonPathSegment,
-  type JsonPrimitive,
-  type JsonSnapshotFailure,
-} from '@dsh/tools-core'
-import { describeValue, errorText, literal, literalList } from './describe-value.js'
+// The closure backend: a schema node compiled into a tree of closures (no code generation, so it runs where
+// `new Function` is forbidden). It also records every violation for both backends: the generated backend answers
+// the accept-only question itself and hands a rejected value to these closures for its violations.
+import type { JsonPrimitive } from '@dsh/tools-core'
+import { checkNumberConstraints, checkStringConstraints, constraintMessages, firstDuplicate, restricts } from './constraints.js'
+import { describeValue, literal, literalList } from './describe-value.js'
 import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
-import type { ArrayNode, ObjectNode, OneOfNode, ScalarKind, ScalarNode, SchemaNode } from './schema-node.js'
-import { firstOf, type Violation, type ViolationKeyword } from './violation.js'
+import type { ArrayNode, ObjectNode, ScalarNode, SchemaNode } from './schema-node.js'
+import { mismatch, pathPiece, Sink, unreadable, type Check } from './validation-sink.js'
+import {
+  ArrayPrototype,
+  CALL,
+  CONST,
+  expectedText,
+  hasOwnProperty,
+  isJson,
+  isScalarNode,
+  kindCode,
+  leafCode,
+  leafMatches,
+  ObjectPrototype,
+  prototypeOfArray,
+  reportNonJson,
+  STRING,
+  type Proto,
+} from './value-rules.js'
+import { compileOneOf } from './compile-one-of.js'
+import { fastObject, type Fast, type Slot } from './object-loops.js'
 
-interface PendingViolation {
-  /** The path, innermost segment first (segments are added as the walk unwinds). */
-  readonly reversed: JsonPathSegment[]
-  /** The formatted path so far, each segment as its piece (`.name`, `[3]`, `["odd key"]`). */
-  text: string
-  readonly keyword: ViolationKeyword
-  readonly message: string
-}
-
-/**
- * How one segment looks inside a formatted path: `.name`, `[3]`, `["odd key"]`. Built with tools-core's
- * `formatJsonPath`, so composing pieces gives exactly its output (a leading `.` is dropped at the end).
- */
-export function pathPiece(segment: JsonPathSegment): string {
-  return typeof segment === 'number' ? `[${segment}]` : formatJsonPath(['_', segment]).slice(1)
-}
-
-/**
- * Collects violations during one validation. `keep` of them are stored; all are counted; the walk stops once
- * `stopAt` have been counted.
- */
-export class Sink {
-  readonly list: PendingViolation[] = []
-  count = 0
-
-  constructor(
-    readonly keep: number,
-    readonly stopAt: number,
-  ) {}
-
-  get stopped(): boolean {
-    return this.count >= this.stopAt
-  }
-
-  add(keyword: ViolationKeyword, message: string, reversed: JsonPathSegment[] = [], text = ''): void {
-    this.count++
-    if (this.list.length < this.keep) this.list.push({ reversed, text, keyword, message })
-  }
-
-  /** Adds a segment to the paths of every violation stored since `mark` (they happened one level down). */
-  prefix(mark: number, segment: JsonPathSegment, piece: string): void {
-    const list = this.list
-    for (let index = mark; index < list.length; index++) {
-      const violation = list[index] as PendingViolation
-      violation.reversed.push(segment)
-      violation.text = piece + violation.text
-    }
-  }
-
-  /** The stored violations, finished. Call it once, at the end: it reuses the stored segment arrays. */
-  violations(): Violation[] {
-    return this.list.map(({ reversed, text, keyword, message }) => ({
-      path: text.charCodeAt(0) === 46 ? text.slice(1) : text,
-      segments: reversed.reverse(),
-      keyword,
-      message,
-    }))
-  }
-}
-
-/**
- * A compiled check. With `sink === null` it answers as fast as it can and stops at the first problem; with a sink
- * it records violations (paths are completed by the callers as the walk unwinds) until the sink says stop.
- * Object and array checks catch what reading the value throws, so a check never throws.
- */
-export type Check = (value: unknown, sink: Sink | null) => boolean
-
-/** An accept-only check: the answer of `check(value, null)`, without the sink argument. */
-type Fast = (value: unknown) => boolean
 
 /** The accept-only checks of the compiled checks that have one of their own. */
 const fastChecks = new WeakMap<Check, Fast>()
@@ -97,107 +43,10 @@ function fastOf(check: Check): Fast {
   return fastChecks.get(check) ?? ((value) => check(value, null))
 }
 
-function mismatch(sink: Sink | null, expected: string, value: unknown): false {
-  if (sink !== null) sink.add('type', `expected ${expected}, got ${describeValue(value)}`)
-  return false
-}
-
-function unreadable(sink: Sink | null, error: unknown): false {
-  if (sink !== null) sink.add('unreadable', `reading the value threw: ${errorText(error)}`)
-  return false
-}
-
-/** Lossless JSON, with cheap answers for scalars. */
-export function isJson(value: unknown): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true
-    case 'number':
-      return value - value === 0 && (value !== 0 || 1 / value > 0)
-    case 'object':
-      return value === null || isJsonValue(value)
-    default:
-      return false
-  }
-}
-
-/** `is not lossless JSON: <why>` for a snapshot failure (without its own `(at …)` tail: the path says where). */
-export function nonJsonMessage(failure: JsonSnapshotFailure): string {
-  const suffix = ` (${describeJsonPath(failure.path)})`
-  const detail = failure.message.endsWith(suffix) ? failure.message.slice(0, -suffix.length) : failure.message
-  return `is not lossless JSON: ${detail}`
-}
-
-/** The message of a violation found by a second read but not by the first. */
-export const changedWhileReading = 'the value changed while it was being validated (a getter or proxy answered differently)'
-
-/** Records why `value` is not lossless JSON, with the path inside it. */
-function reportNonJson(sink: Sink, value: unknown): void {
-  const snapshot = snapshotJson(value)
-  if (snapshot.ok) sink.add('unreadable', changedWhileReading)
-  else {
-    const { segments } = snapshot.error
-    sink.add('json', nonJsonMessage(snapshot.error), segments.slice().reverse(), segments.map(pathPiece).join(''))
-  }
-}
-
 const checkJson: Check = (value, sink) => {
   if (isJson(value)) return true
   if (sink !== null) reportNonJson(sink, value)
   return false
-}
-
-/** `a string`, `an integer`, …: what a scalar node expects, in a message. */
-export const expectedText: Record<ScalarKind, string> = {
-  string: 'a string',
-  number: 'a number',
-  integer: 'an integer',
-  boolean: 'a boolean',
-  null: 'null',
-}
-
-// Leaf codes: a property or element whose schema is a plain scalar is checked inline by the object and array
-// loops (no call); everything else goes through its compiled check (CALL).
-const CALL = 0
-const STRING = 1
-const NUMBER = 2
-const INTEGER = 3
-const BOOLEAN = 4
-const NULL = 5
-/** A string `const` (only the fast loops use it: the literal itself is the test). */
-const CONST = 6
-
-/** The leaf code of a scalar type. */
-export function kindCode(kind: ScalarKind): number {
-  return { string: STRING, number: NUMBER, integer: INTEGER, boolean: BOOLEAN, null: NULL }[kind]
-}
-
-function leafCode(node: SchemaNode): number {
-  return !isScalarNode(node) || node.enum !== undefined || node.hasConst ? CALL : kindCode(node.kind)
-}
-
-/**
- * The inline check of a leaf code (finite numbers only, never -0; CONST is `value === wanted`); `false` for CALL (the caller then runs the
- * compiled check).
- */
-export function leafMatches(leaf: number, value: unknown, wanted?: unknown): boolean {
-  switch (leaf) {
-    case STRING:
-      return typeof value === 'string'
-    case CONST:
-      return value === wanted
-    case NUMBER:
-      return typeof value === 'number' && value - value === 0 && (value !== 0 || 1 / value > 0)
-    case INTEGER:
-      return Number.isInteger(value) && (value !== 0 || 1 / (value as number) > 0)
-    case BOOLEAN:
-      return value === true || value === false
-    case NULL:
-      return value === null
-    default:
-      return false
-  }
 }
 
 function compileScalar(node: ScalarNode): Check {
@@ -232,35 +81,15 @@ function compileScalar(node: ScalarNode): Check {
       return false
     }
   }
+  const constraints = node.constraints
+  if (restricts(constraints)) {
+    const checkConstraints = leaf === STRING ? checkStringConstraints : checkNumberConstraints
+    return (value, sink) => {
+      if (!leafMatches(leaf, value)) return mismatch(sink, expected, value)
+      return checkConstraints(constraints, value as never, sink === null ? null : (keyword, message) => sink.add(keyword, message))
+    }
+  }
   return (value, sink) => leafMatches(leaf, value) || mismatch(sink, expected, value)
-}
-
-// The fast plain-object test reads `value.__proto__` inline: V8 turns it into a map load, where
-// `Object.getPrototypeOf` (or a shared helper) is a call several times slower. A value whose `__proto__` reads
-// differently (an own `__proto__` key, a null prototype, another realm) takes the exact slow path.
-const ObjectPrototype: unknown = Object.prototype
-// Inside for…in the own-key test is written `Object.prototype.hasOwnProperty.call(record, key)`, in full: V8 then
-// answers it from the enumeration cache, and the own-keys-only rule costs nothing measurable. Through a captured
-// `hasOwnProperty` (or `Object.hasOwn`) V8 does not, and the valid-flat case took twice as long (17 → 38 ns, bench
-// validation). This trusts `Object.prototype.hasOwnProperty` itself: data pollution adds keys, it does not replace
-// built-in methods (a non-function there makes the call throw, which the registry reports; it never reads a
-// polluted value). Elsewhere the captured one is used.
-const { hasOwnProperty } = Object.prototype
-const ArrayPrototype: unknown = Array.prototype
-
-/** The shape of a value whose `__proto__` the fast paths read. */
-interface Proto {
-  readonly __proto__?: unknown
-}
-
-/**
- * The prototype a plain array's holes read through. An element is read only as an own property: where the
- * prototype chain holds the index (a polluted `Array.prototype` or `Object.prototype`) and the array does not, the
- * element is the hole it is (`undefined`). Checking `index in proto` first keeps the own-property check off the
- * path of every element of an unpolluted array.
- */
-function prototypeOfArray(array: unknown[]): object {
-  return (array as Proto).__proto__ === ArrayPrototype ? Array.prototype : (Object.getPrototypeOf(array) as object)
 }
 
 function compileArray(node: ArrayNode): Check {
@@ -268,17 +97,23 @@ function compileArray(node: ArrayNode): Check {
   const item = items === undefined ? checkJson : compileNode(items)
   const leaf = items === undefined ? CALL : leafCode(items)
   const itemFast = items === undefined ? isJson : fastOf(item)
+  const minItems = node.constraints?.minItems ?? 0
+  const maxItems = node.constraints?.maxItems ?? Number.POSITIVE_INFINITY
+  const unique = node.constraints?.uniqueItems === true
   const fast: Fast = (value) => {
     try {
       if (!Array.isArray(value) || ((value as Proto).__proto__ !== ArrayPrototype && !isPlainArrayPrototype(Object.getPrototypeOf(value)))) return false
       const array = value as unknown[]
       const length = array.length
+      if (length < minItems || length > maxItems) return false
       const proto = prototypeOfArray(array)
+      const elements: unknown[] | undefined = unique ? [] : undefined
       for (let index = 0; index < length; index++) {
         const element = index in proto && !hasOwnProperty.call(array, index) ? undefined : array[index]
         if (!(leaf === STRING ? typeof element === 'string' : leaf === CALL ? itemFast(element) : leafMatches(leaf, element))) return false
+        elements?.push(element)
       }
-      return true
+      return elements === undefined || firstDuplicate(elements) === undefined
     } catch {
       return false
     }
@@ -290,16 +125,30 @@ function compileArray(node: ArrayNode): Check {
       }
       const array = value as unknown[]
       const length = array.length
-      const proto = prototypeOfArray(array)
       let ok = true
+      if (length < minItems || length > maxItems) {
+        ok = false
+        if (length < minItems) sink.add('minItems', constraintMessages.minItems(minItems, length))
+        else sink.add('maxItems', constraintMessages.maxItems(maxItems, length))
+        if (sink.stopped) return false
+      }
+      const proto = prototypeOfArray(array)
+      const elements: unknown[] | undefined = unique ? [] : undefined
       for (let index = 0; index < length; index++) {
         const element = index in proto && !hasOwnProperty.call(array, index) ? undefined : array[index]
+        elements?.push(element)
         if (leafMatches(leaf, element)) continue
         const mark = sink.list.length
         if (item(element, sink)) continue
         ok = false
         sink.prefix(mark, index, `[${index}]`)
         if (sink.stopped) return false
+      }
+      // Duplicates are looked for among elements that are all valid (and so lossless JSON).
+      const duplicate = ok && elements !== undefined ? firstDuplicate(elements) : undefined
+      if (duplicate !== undefined) {
+        sink.add('uniqueItems', constraintMessages.uniqueItems(duplicate[0], duplicate[1]))
+        return false
       }
       return ok
     } catch (error) {
@@ -310,116 +159,6 @@ function compileArray(node: ArrayNode): Check {
 }
 
 const maxListedNames = 12
-
-/** One declared property, as the object loop reads it. */
-interface Slot {
-  readonly name: string
-  /** Its position among the declared properties. */
-  readonly index: number
-  /** The property's path piece (`.name`, `["odd key"]`). */
-  readonly piece: string
-  /** Its leaf code, or CONST for a string `const` (compared with {@link wanted}). */
-  readonly leaf: number
-  readonly wanted: unknown
-  readonly check: Check
-  /** The accept-only check (no sink, no allocation). */
-  readonly fast: Fast
-  /** 1 when required, so that the loop can add it up. */
-  readonly required: number
-}
-
-/** What the fast loops know of a property: enough to check it inline or call its accept-only check. */
-type FastSlot = Pick<Slot, 'name' | 'index' | 'fast' | 'leaf' | 'wanted' | 'required'>
-
-/**
- * The accept-only loops of object nodes. V8 shares inline caches among all closures made from one function literal,
- * so a single loop for every object node sees every shape in the process and its loads (`__proto__` above all) go
- * megamorphic. The same loop is therefore written three times, chosen by the node's structure (open; closed with
- * only scalar properties; other closed), so that each copy sees fewer shapes. Each answers exactly like the sink-less walk of
- * the full check: keys in `for…in` order, inherited ones skipped unless declared, every throw a `false`.
- */
-function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<string, FastSlot>, requiredCount: number, open: boolean, scalar: boolean): Fast {
-  const count = slots.length
-  if (!open && !scalar)
-    return (value) => {
-      try {
-        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
-        const record = value as Record<string, unknown>
-        let position = 0
-        let seen = 0
-        for (const key in record) {
-          // for…in also walks keys inherited from a polluted prototype: they are not part of the value.
-          if (!Object.prototype.hasOwnProperty.call(record, key)) continue
-          const item = record[key]
-          let slot = position < count ? slots[position] : undefined
-          position++
-          if (slot === undefined || slot.name !== key) {
-            slot = byName.get(key)
-            if (slot === undefined) return false
-            position = slot.index + 1
-          }
-          if (!(slot.leaf === CALL ? slot.fast(item) : leafMatches(slot.leaf, item, slot.wanted))) return false
-          seen += slot.required
-        }
-        return seen === requiredCount
-      } catch {
-        return false
-      }
-    }
-  if (!open)
-    return (value) => {
-      try {
-        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
-        const record = value as Record<string, unknown>
-        let position = 0
-        let seen = 0
-        for (const key in record) {
-          // for…in also walks keys inherited from a polluted prototype: they are not part of the value.
-          if (!Object.prototype.hasOwnProperty.call(record, key)) continue
-          const item = record[key]
-          let slot = position < count ? slots[position] : undefined
-          position++
-          if (slot === undefined || slot.name !== key) {
-            slot = byName.get(key)
-            if (slot === undefined) return false
-            position = slot.index + 1
-          }
-          if (!leafMatches(slot.leaf, item, slot.wanted)) return false
-          seen += slot.required
-        }
-        return seen === requiredCount
-      } catch {
-        return false
-      }
-    }
-  return (value) => {
-    try {
-      if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
-      const record = value as Record<string, unknown>
-      let position = 0
-      let seen = 0
-      for (const key in record) {
-        if (!Object.prototype.hasOwnProperty.call(record, key)) continue
-        const item = record[key]
-        let slot = position < count ? slots[position] : undefined
-        position++
-        if (slot === undefined || slot.name !== key) {
-          slot = byName.get(key)
-          if (slot === undefined) {
-            if (!isJson(item)) return false
-            continue
-          }
-          position = slot.index + 1
-        }
-        if (!(slot.leaf === CALL ? slot.fast(item) : leafMatches(slot.leaf, item, slot.wanted))) return false
-        seen += slot.required
-      }
-      return seen === requiredCount
-    } catch {
-      return false
-    }
-  }
-}
 
 /** Reports a value that is not an object where one is wanted; returns `false`. */
 type NotAnObject = (sink: Sink | null, value: unknown) => false
@@ -561,155 +300,6 @@ function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnO
     }
   }
   return withFast(full, fast)
-}
-
-function isScalarNode(node: SchemaNode): node is ScalarNode {
-  return node.kind !== 'json' && node.kind !== 'object' && node.kind !== 'array' && node.kind !== 'oneOf'
-}
-
-/** A few words naming a `oneOf` branch: `kind "edit"`, `a string`, `an object`. */
-function describeShape(node: SchemaNode): string {
-  switch (node.kind) {
-    case 'object': {
-      for (const property of node.properties) {
-        const tag = property.node
-        if (isScalarNode(tag) && tag.hasConst) return `${property.name} ${literal(tag.const)}`
-      }
-      return 'an object'
-    }
-    case 'array':
-    case 'json':
-    case 'oneOf':
-      return node.kind
-    default:
-      return node.hasConst ? literal(node.const) : expectedText[node.kind]
-  }
-}
-
-/** How far a failed branch is from matching: lower is closer. */
-function distance(sink: Sink): number {
-  let rank = 0
-  for (const violation of sink.list) {
-    if (violation.reversed.length === 0 && violation.keyword === 'type') rank = Math.max(rank, 2)
-    else if (violation.reversed.length === 1 && (violation.keyword === 'const' || violation.keyword === 'enum')) {
-      rank = Math.max(rank, 1)
-    }
-  }
-  return rank * 1e9 + sink.count
-}
-
-const branchProbeLimit = 64
-
-interface Discriminator {
-  readonly name: string
-  /** Literal → the only branch that literal can select. */
-  readonly branches: ReadonlyMap<unknown, number>
-  readonly literals: string
-}
-
-/**
- * A property that tells the branches apart: every branch is an object declaring it with `const` or `enum`, and no
- * literal belongs to two branches. A value whose property holds a literal can then only match that literal's branch.
- */
-function discriminatorOf(nodes: readonly SchemaNode[]): Discriminator | undefined {
-  const [first] = nodes
-  if (first?.kind !== 'object' || !nodes.every((node) => node.kind === 'object')) return undefined
-  candidates: for (const { name } of first.properties) {
-    const branches = new Map<unknown, number>()
-    for (let index = 0; index < nodes.length; index++) {
-      const tag = (nodes[index] as ObjectNode).properties.find((property) => property.name === name)?.node
-      if (tag === undefined || !isScalarNode(tag)) continue candidates
-      const literals = tag.hasConst ? [tag.const] : tag.enum
-      if (literals === undefined) continue candidates
-      for (const literal of literals) {
-        if (branches.has(literal)) continue candidates
-        branches.set(literal, index)
-      }
-    }
-    return { name, branches, literals: literalList([...branches.keys()] as JsonPrimitive[]) }
-  }
-  return undefined
-}
-
-function compileOneOf(node: OneOfNode): Check {
-  const branches = node.branches.map(compileNode)
-  const shapes = node.branches.map(describeShape)
-  const total = branches.length
-  const discriminator = discriminatorOf(node.branches)
-
-  /**
-   * Checks branch `index` into a sink of its own; when it fails, reports that no branch matches, naming it as the
-   * closest and listing its problems (as room allows). One walk of the branch.
-   */
-  function checkClosest(value: unknown, sink: Sink, index: number): boolean {
-    const room = Math.min(sink.keep - sink.list.length, sink.stopAt - sink.count) - 1
-    const details = new Sink(Math.max(room, 1), Math.max(sink.stopAt - sink.count - 1, 1))
-    if ((branches[index] as Check)(value, details)) return true
-    const shape = `shape ${index + 1} (${shapes[index] as string})`
-    if (room <= 0) {
-      // No room for the branch's problems: name the first one in the summary itself.
-      const first = firstOf(details.violations())
-      const inline = first === undefined ? '' : `: ${first.path === '' ? '' : `${first.path}: `}${first.message}`
-      sink.add('oneOf', `matches none of the ${total} allowed shapes; the closest is ${shape}${inline}`)
-      return false
-    }
-    sink.add('oneOf', `matches none of the ${total} allowed shapes; the closest is ${shape}`)
-    for (const violation of details.list) sink.add(violation.keyword, violation.message, violation.reversed.slice(), violation.text)
-    sink.count += details.count - details.list.length
-    return false
-  }
-
-  /** The discriminator's value in `value`, or `undefined` (not an object, no such property, a throwing getter). */
-  function tagOf(value: unknown): unknown {
-    if (discriminator === undefined || typeof value !== 'object' || value === null) return undefined
-    try {
-      const record = value as Record<string, unknown>
-      const { name } = discriminator
-      // Own properties only: a tag inherited from a polluted prototype must not select a branch.
-      return hasOwnProperty.call(record, name) ? record[name] : undefined
-    } catch {
-      return undefined // the branches report the throw
-    }
-  }
-
-  return (value, sink) => {
-    const tag = tagOf(value)
-    if (tag !== undefined) {
-      // Only the selected branch can match: every other one requires a different literal here.
-      const chosen = (discriminator as Discriminator).branches.get(tag)
-      if (sink === null) return chosen !== undefined && (branches[chosen] as Check)(value, null)
-      if (chosen !== undefined) return checkClosest(value, sink, chosen)
-      const { name, literals } = discriminator as Discriminator
-      const got = typeof tag === 'string' || typeof tag === 'boolean' || (typeof tag === 'number' && Number.isFinite(tag)) ? literal(tag) : describeValue(tag)
-      sink.add('oneOf', `matches none of the ${total} allowed shapes: ${name} must be one of ${literals}, got ${got}`)
-      return false
-    }
-    let matches = 0
-    for (let index = 0; index < total; index++) {
-      if ((branches[index] as Check)(value, null)) {
-        matches++
-        if (matches > 1 && sink === null) return false
-      }
-    }
-    if (matches === 1) return true
-    if (sink === null) return false
-    if (matches > 1) {
-      const matching = branches.flatMap((branch, index) => (branch(value, null) ? [index + 1] : []))
-      sink.add('oneOf', `matches ${matches} of the ${total} allowed shapes (${matching.join(', ')}); it must match exactly one`)
-      return false
-    }
-    let best: Sink | undefined
-    let bestIndex = 0
-    for (let index = 0; index < total; index++) {
-      const probe = new Sink(branchProbeLimit, branchProbeLimit)
-      ;(branches[index] as Check)(value, probe)
-      if (best === undefined || distance(probe) < distance(best)) {
-        best = probe
-        bestIndex = index
-      }
-    }
-    return checkClosest(value, sink, bestIndex)
-  }
 }
 
 /** Checks already compiled, per node: a node used at several places (a shared sub-schema) is compiled once. */

@@ -1,5 +1,5 @@
 import { parameterNode, valueNode } from './compile-schema.js'
-import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
+import type { ParameterSchemaSpec, RawJsonSchemaHint, ValueSchemaSpec } from './schema-spec.js'
 
 /**
  * Checks a parameter map at definition time and returns it unchanged, with its literal types kept (no
@@ -7,9 +7,11 @@ import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
  *
  * @throws {@link JsonSchemaError} listing every problem of the spec, with paths.
  */
-export function defineParameters<const Spec extends ParameterSchemaSpec>(spec: Spec): Spec {
+export function defineParameters<const Spec extends ParameterSchemaSpec | { readonly type: string }>(
+  spec: Spec & (Spec extends { readonly type: string } ? RawJsonSchemaHint : unknown),
+): Spec {
   parameterNode(spec)
-  return spec
+  return spec as Spec
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   type ToolResult,
   type ToolResultView,
 } from '@dsh/tools-core'
-import { compileArguments, compileNode, nonJsonMessage } from './compile-validator.js'
+import { nonJsonMessage } from './value-rules.js'
 import { describeValue, errorText } from './describe-value.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import { JsonSchemaError } from './json-schema-error.js'
@@ -23,7 +23,8 @@ import { nodeToJsonSchema, type ParametersJsonSchema } from './schema-spec-to-js
 import { ToolArgsError } from './tool-args-error.js'
 import { ToolDefinitionError } from './tool-definition-error.js'
 import { ToolOutputError } from './tool-output-error.js'
-import { createValidator, type Validator } from './validator.js'
+import { validatorFor } from './validator-backend.js'
+import type { Validator } from './validator.js'
 import type { Violation } from './violation.js'
 
 /** The names a model may call: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (what the major providers accept). */
@@ -264,8 +265,8 @@ function buildTool(
   parameterNode: ObjectNode,
   output: OutputParts | undefined,
 ): DefinedTool<unknown, unknown> {
-  const argsValidator = createValidator<unknown>(compileArguments(parameterNode))
-  const outputValidator: Validator<unknown> | undefined = output && createValidator(compileNode(output.node))
+  const argsValidator = validatorFor(parameterNode)
+  const outputValidator: Validator<unknown> | undefined = output && validatorFor(output.node)
   const body = fields.get('execute') as AnyFunction
   const presentCall = fields.get('presentCall') as AnyFunction | undefined
   const presentResult = fields.get('presentResult') as AnyFunction | undefined

@@ -26,21 +26,27 @@ export { OutputSchemaError } from './output-schema-error.js'
 export { MAX_SCHEMA_DEPTH, MAX_SCHEMA_SIZE } from './read-schema.js'
 export type { SchemaProblem } from './schema-problem.js'
 export type {
+  ArrayConstraintSpec,
   ArraySchemaSpec,
   BooleanSchemaSpec,
   IntegerSchemaSpec,
   JsonValueSchemaSpec,
   NullSchemaSpec,
+  NumberConstraintSpec,
   NumberSchemaSpec,
   ObjectSchemaSpec,
   OneOfSchemaSpec,
   ParameterSchemaSpec,
+  RawJsonSchemaHint,
   SchemaAnnotations,
   SchemaProp,
   SchemaSpec,
   SchemaType,
+  StringConstraintSpec,
   StringSchemaSpec,
+  KeywordPlacements,
   MisplacedSchemaKeywords,
+  UnsupportedKeywordHints,
   UnsupportedSchemaKeywords,
   ValueSchemaSpec,
 } from './schema-spec.js'
@@ -63,6 +69,12 @@ export { StructuredValueError, type StructuredValueErrorDetails } from './struct
 export { ToolArgsError, type ToolArgsErrorDetails } from './tool-args-error.js'
 export { ToolDefinitionError } from './tool-definition-error.js'
 export { ToolOutputError, type ToolOutputErrorDetails } from './tool-output-error.js'
+export {
+  setDefaultValidatorBackend,
+  type ValidatorBackend,
+  type ValidatorBackendChoice,
+} from './validator-backend.js'
+export { MAX_GENERATED_NODES } from './generate-validator.js'
 export {
   DEFAULT_MAX_VIOLATIONS,
   type ValidateOptions,

@@ -201,12 +201,36 @@ describe('type errors', () => {
 
 describe('type errors for keywords the DSL rejects', () => {
   test('unsupported JSON Schema keywords', () => {
-    // @ts-expect-error pattern is not supported
-    defineParameters({ path: { type: 'string', pattern: '^/' } })
-    // @ts-expect-error minimum is not supported
-    defineValueSchema({ type: 'integer', minimum: 0 })
+    // @ts-expect-error format is not supported
+    defineParameters({ path: { type: 'string', format: 'uri' } })
+    // @ts-expect-error prefixItems is not supported
+    defineValueSchema({ type: 'array', prefixItems: [] })
     // @ts-expect-error anyOf is not supported (use oneOf)
     defineValueSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] })
+  })
+
+  test('value constraints on the node types they apply to, and a type error elsewhere', () => {
+    const spec = defineParameters({
+      path: { type: 'string', minLength: 1, maxLength: 4096, pattern: '^/', required: true },
+      offset: { type: 'integer', minimum: 0, exclusiveMaximum: 1e9, multipleOf: 1 },
+      ratio: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+      tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 8, uniqueItems: true },
+    })
+    expectTypeOf<InferArgs<typeof spec>>().toEqualTypeOf<{ path: string; offset?: number; ratio?: number; tags?: string[] }>()
+    // @ts-expect-error minimum belongs to numbers
+    defineValueSchema({ type: 'string', minimum: 1 })
+    // @ts-expect-error minLength belongs to strings
+    defineValueSchema({ type: 'integer', minLength: 1 })
+    // @ts-expect-error minItems belongs to arrays
+    defineValueSchema({ type: 'string', minItems: 1 })
+    // @ts-expect-error pattern belongs to strings
+    defineValueSchema({ type: 'array', pattern: 'x' })
+    // @ts-expect-error no constraint applies to booleans
+    defineValueSchema({ type: 'boolean', maxLength: 1 })
+    // @ts-expect-error no constraint applies to objects
+    defineValueSchema({ type: 'object', additionalProperties: true, maxItems: 1 })
+    // @ts-expect-error a bound is a number
+    defineValueSchema({ type: 'number', minimum: '1' })
   })
 
   test('misplaced keywords', () => {

@@ -21,6 +21,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
+import { backendUnderTest } from './backend-under-test.setup.js'
 import { compileValueSchema } from './compile-schema.js'
 import { OutputSchemaError } from './output-schema-error.js'
 import type { ValueSchemaSpec } from './schema-spec.js'
@@ -141,6 +142,40 @@ function literalFits(type: string, value: unknown): boolean {
   }
 }
 
+/** The value constraints by the type they apply to (`number`: number and integer). */
+const constraintsFor = {
+  string: ['minLength', 'maxLength', 'pattern'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  array: ['minItems', 'maxItems', 'uniqueItems'],
+} as const
+const allConstraints: readonly string[] = [...constraintsFor.string, ...constraintsFor.number, ...constraintsFor.array]
+
+/** The constraint values a schema carries are legal ones (counts, finite bounds, a positive divisor, a compiling pattern). */
+function constraintsFit(schema: Json): boolean {
+  for (const key of ['minLength', 'maxLength', 'minItems', 'maxItems']) {
+    if (key in schema && !(Number.isSafeInteger(schema[key]) && (schema[key] as number) >= 0)) return false
+  }
+  for (const key of constraintsFor.number) if (key in schema && !(typeof schema[key] === 'number' && Number.isFinite(schema[key]))) return false
+  if ('multipleOf' in schema && !((schema['multipleOf'] as number) > 0)) return false
+  if ('uniqueItems' in schema && typeof schema['uniqueItems'] !== 'boolean') return false
+  if ('pattern' in schema) {
+    if (typeof schema['pattern'] !== 'string') return false
+    try {
+      new RegExp(schema['pattern'], 'u')
+    } catch {
+      return false
+    }
+  }
+  return true
+}
+
+/** The constraint keywords of `schema` that apply to `type`. */
+function constraintsOf(schema: Json, type: string): Json {
+  const keys: readonly string[] =
+    type === 'string' ? constraintsFor.string : type === 'number' || type === 'integer' ? constraintsFor.number : type === 'array' ? constraintsFor.array : []
+  return Object.fromEntries(keys.filter((key) => key in schema).map((key) => [key, schema[key]]))
+}
+
 /** An independent reading of the subset's rules (structured-output.ts documents them). */
 function insideSubset(schema: unknown): boolean {
   if (!isRecord(schema)) return false
@@ -148,9 +183,12 @@ function insideSubset(schema: unknown): boolean {
   if (typeof type !== 'string' || !['object', 'array', ...scalarTypes].includes(type)) return false
   const allowed = new Set(['type', 'description', 'title', 'default', 'examples'])
   if (type === 'object') for (const key of ['properties', 'required', 'additionalProperties']) allowed.add(key)
-  if (type === 'array') allowed.add('items')
+  if (type === 'array') for (const key of ['items', ...constraintsFor.array]) allowed.add(key)
   if ((scalarTypes as readonly string[]).includes(type)) for (const key of ['enum', 'const']) allowed.add(key)
+  if (type === 'string') for (const key of constraintsFor.string) allowed.add(key)
+  if (type === 'number' || type === 'integer') for (const key of constraintsFor.number) allowed.add(key)
   if (!Object.keys(schema).every((key) => allowed.has(key))) return false
+  if (!constraintsFit(schema)) return false
   for (const key of ['description', 'title']) if (key in schema && typeof schema[key] !== 'string') return false
   if ('examples' in schema && !Array.isArray(schema['examples'])) return false
   if ('enum' in schema) {
@@ -177,7 +215,7 @@ function insideSubset(schema: unknown): boolean {
 function toDsl(schema: unknown): Json | undefined {
   if (schema === true) return { type: 'json' }
   if (!isRecord(schema)) return undefined
-  const supported = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf'])
+  const supported = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', ...allConstraints])
   const annotations = new Set(['description', 'title', 'default', 'examples', '$comment'])
   for (const key of Object.keys(schema)) if (!supported.has(key) && !annotations.has(key)) return undefined
   if ('oneOf' in schema) {
@@ -193,6 +231,7 @@ function toDsl(schema: unknown): Json | undefined {
   else if (Array.isArray(schema['type']) && schema['type'].every((type) => typeof type === 'string')) types = schema['type'] as string[]
   else return undefined
   if (types.includes('number')) types = types.filter((type) => type !== 'integer')
+  if (!constraintsFit(schema)) return undefined
   let literals: unknown[] | undefined
   if ('enum' in schema) literals = schema['enum'] as unknown[]
   if ('const' in schema) literals = literals === undefined ? [schema['const']] : literals.filter((value) => value === schema['const'])
@@ -201,7 +240,10 @@ function toDsl(schema: unknown): Json | undefined {
   for (const type of types) {
     if (literals !== undefined) {
       const members = [...new Set(literals.filter((value) => literalFits(type, value) || (type === 'number' && jsonTypeOf(value) === 'number')))]
-      if (members.length > 0) branches.push({ type, enum: members })
+      // The DSL requires every literal to meet the node's constraints; a literal that does not can never match.
+      const constraints = constraintsOf(schema, type)
+      const kept = members.filter((member) => Object.keys(constraints).length === 0 || (() => { try { return compileValueSchema({ type, ...constraints } as unknown as ValueSchemaSpec).is(member) } catch { return false } })())
+      if (kept.length > 0) branches.push({ type, enum: kept, ...constraints })
       continue
     }
     if (type === 'object') {
@@ -209,13 +251,13 @@ function toDsl(schema: unknown): Json | undefined {
       if (object === undefined) return undefined
       branches.push(object)
     } else if (type === 'array') {
-      if (!('items' in schema) || schema['items'] === true) branches.push({ type: 'array' })
+      if (!('items' in schema) || schema['items'] === true) branches.push({ type: 'array', ...constraintsOf(schema, type) })
       else {
         const items = toDsl(schema['items'])
         if (items === undefined) return undefined
-        branches.push({ type: 'array', items })
+        branches.push({ type: 'array', items, ...constraintsOf(schema, type) })
       }
-    } else if ((scalarTypes as readonly string[]).includes(type)) branches.push({ type })
+    } else if ((scalarTypes as readonly string[]).includes(type)) branches.push({ type, ...constraintsOf(schema, type) })
     else return undefined
   }
   if (branches.length === 0) return undefined
@@ -245,20 +287,25 @@ function objectToDsl(schema: Json): Json | undefined {
   return { type: 'object', additionalProperties: additional, properties: map }
 }
 
+const constraintFiles = new Set(allConstraints.map((keyword) => `${keyword}.json`))
 const counts = {
   groups: groups.length,
   subset: { inside: 0, rejected: 0, cases: 0 },
   dsl: { translated: 0, notExpressible: 0, cases: 0 },
+  /** Groups of the value-constraint files (minLength.json … uniqueItems.json) that ran, in either front end. */
+  constraints: { groups: groups.filter((group) => constraintFiles.has(group.file)).length, dsl: 0, subset: 0, cases: 0 },
 }
 
 afterAll(() => {
   if (location.kind !== 'found') return
   const { subset, dsl } = counts
   console.log(
-    `JSON Schema Test Suite (${location.directory}): ${counts.groups} groups in ${files.length} files. ` +
+    `JSON Schema Test Suite (${location.directory}), ${backendUnderTest} backend: ${counts.groups} groups in ${files.length} files. ` +
       `Structured-output subset: ${subset.inside} groups inside (${subset.cases} cases, all as the suite says), ` +
       `${subset.rejected} rejected by assertStructuredSchemaNode. ` +
-      `DSL: ${dsl.translated} groups expressible (${dsl.cases} cases, all as the suite says), ${dsl.notExpressible} not expressible.`,
+      `DSL: ${dsl.translated} groups expressible (${dsl.cases} cases, all as the suite says), ${dsl.notExpressible} not expressible. ` +
+      `Value constraints (${[...constraintFiles].join(', ')}): ${counts.constraints.groups} groups, ` +
+      `${counts.constraints.dsl} run through the DSL and ${counts.constraints.subset} through the subset (${counts.constraints.cases} cases).`,
   )
 })
 
@@ -305,6 +352,7 @@ if (location.kind === 'found') describe(suiteTitle, () => {
         return
       }
       counts.subset.inside++
+      if (constraintFiles.has(group.file)) counts.constraints.subset++
       for (const suiteCase of group.tests) {
         const result = validateStructuredValue(schema as Parameters<typeof validateStructuredValue>[0], suiteCase.data)
         expect(result.ok, suiteCase.description).toBe(suiteCase.valid)
@@ -320,6 +368,10 @@ if (location.kind === 'found') describe(suiteTitle, () => {
       }
       const validator = compileValueSchema(spec as unknown as ValueSchemaSpec)
       counts.dsl.translated++
+      if (constraintFiles.has(group.file)) {
+        counts.constraints.dsl++
+        counts.constraints.cases += group.tests.length
+      }
       for (const suiteCase of group.tests) {
         expect(validator.is(suiteCase.data), `${suiteCase.description}: ${JSON.stringify(spec)}`).toBe(suiteCase.valid)
         expect(validator.validate(suiteCase.data).ok).toBe(suiteCase.valid)

@@ -72,8 +72,8 @@ describe('every problem is reported, with its path, in one error', () => {
   test('several problems at several depths', () => {
     expect(
       parameterProblems({
-        host: { type: 'string', pattern: '^[a-z]+$', minLength: 1 },
-        port: { type: 'integer', minimum: 1 },
+        host: { type: 'string', pattern: '^[a-z', minLength: -1 },
+        port: { type: 'integer', minimum: 1, minLength: 1 },
         servers: {
           type: 'array',
           items: {
@@ -83,9 +83,9 @@ describe('every problem is reported, with its path, in one error', () => {
         },
       }),
     ).toEqual([
-      'host.pattern: "pattern" is not supported: string constraints are not supported; check them in code after validation',
-      'host.minLength: "minLength" is not supported: string constraints are not supported; check them in code after validation',
-      'port.minimum: "minimum" is not supported: number bounds are not supported; check them in code after validation',
+      'host.minLength: minLength must be a non-negative integer, got the number -1',
+      'host.pattern: pattern "^[a-z" does not compile as an ECMA-262 regular expression with the u flag: Invalid regular expression: /^[a-z/u: Unterminated character class',
+      'port.minLength: "minLength" only applies to type "string"',
       'servers.items: an object must say additionalProperties: true (other keys allowed, any JSON) or false (no other keys)',
       'servers.items.properties.tags.items: missing "type" (one of string, number, integer, boolean, null, object, array, json) or "oneOf"',
       'servers.items.properties.tags.items.$ref: "$ref" is not supported: references are not supported; write the schema inline',
@@ -95,14 +95,14 @@ describe('every problem is reported, with its path, in one error', () => {
   test('the error message lists every problem', () => {
     let message = ''
     try {
-      defineParameters({ a: { type: 'string', format: 'uri' }, b: { type: 'number', multipleOf: 2 } } as unknown as ParameterSchemaSpec)
+      defineParameters({ a: { type: 'string', format: 'uri' }, b: { type: 'number', multipleOf: 0 } } as unknown as ParameterSchemaSpec)
     } catch (error) {
       message = (error as Error).message
     }
     expect(message).toBe(
       'The schema is not supported (2 problems):\n' +
-        '- a.format: "format" is not supported: string constraints are not supported; check them in code after validation\n' +
-        '- b.multipleOf: "multipleOf" is not supported: number bounds are not supported; check them in code after validation',
+        '- a.format: "format" is not supported: formats are not checked; use pattern, or check the value in code after validation\n' +
+        '- b.multipleOf: multipleOf must be a number greater than 0, got the number 0',
     )
   })
 
@@ -112,7 +112,7 @@ describe('every problem is reported, with its path, in one error', () => {
     ['not', 'conditional schemas are not supported; use oneOf'],
     ['$defs', 'references are not supported; write the schema inline'],
     ['nullable', "use oneOf with a { type: 'null' } branch"],
-    ['uniqueItems', 'array constraints are not supported; check them in code after validation'],
+    ['prefixItems', 'use items (one schema for every element), with minItems, maxItems or uniqueItems'],
     ['patternProperties', 'object constraints are not supported; check them in code after validation'],
     ['$schema', 'schema metadata is not supported; the emitted schema carries none'],
   ])('%s is rejected with a hint', (keyword, hint) => {

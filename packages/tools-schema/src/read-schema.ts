@@ -1,5 +1,8 @@
 import { formatJsonPath, snapshotJson, type JsonPathSegment, type JsonPrimitive, type ReadonlyJsonValue } from '@dsh/tools-core'
-import { compileNode, expectedText, kindCode, leafMatches, Sink } from './compile-validator.js'
+import { compileNode } from './compile-validator.js'
+import { Sink } from './validation-sink.js'
+import { expectedText, kindCode, leafMatches } from './value-rules.js'
+import { constraintPlacementProblem, isConstraintKeyword, readConstraints, type Constraints } from './constraints.js'
 import { describeValue } from './describe-value.js'
 import { readOwnArray, readOwnObject } from './read-own.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
@@ -241,7 +244,8 @@ function createReader(dialect: Dialect): SchemaReader {
         break
       case 'array': {
         const items = entries.has('items') ? at('items', () => readNode(entries.get('items'), false)) : undefined
-        node = entries.has('items') && items === undefined ? undefined : { kind, annotations, items: items?.node }
+        const constraints = readConstraints(entries, kind, report)
+        node = entries.has('items') && items === undefined ? undefined : { kind, annotations, items: items?.node, constraints }
         break
       }
       case 'oneOf':
@@ -271,7 +275,7 @@ function createReader(dialect: Dialect): SchemaReader {
       case 'items':
         return kind === undefined || kind === 'array' ? undefined : '"items" only applies to type "array"'
       default:
-        return unsupportedKeyword(key)
+        return isConstraintKeyword(key) ? constraintPlacementProblem(key, kind) : unsupportedKeyword(key)
     }
   }
 
@@ -398,7 +402,20 @@ function createReader(dialect: Dialect): SchemaReader {
         constant = value as JsonPrimitive
       } else report(`expected ${expectedText[kind]} (the node's type), got ${describeValue(value)}`, 'const')
     }
-    return { kind, annotations, enum: members, hasConst, const: constant }
+    const constraints = kind === 'boolean' || kind === 'null' ? undefined : readConstraints(entries, kind, report)
+    if (constraints !== undefined) {
+      // Next to enum or const the constraints must hold for every literal: the validators then check only the literal.
+      if (members !== undefined) members.forEach((member, index) => literalProblem(kind, constraints, member, 'enum', index))
+      else if (hasConst) literalProblem(kind, constraints, constant, 'const')
+    }
+    return { kind, annotations, enum: members, hasConst, const: constant, constraints }
+  }
+
+  function literalProblem(kind: ScalarKind, constraints: Constraints, value: JsonPrimitive, ...where: JsonPathSegment[]): void {
+    const sink = new Sink(1, 1)
+    if (compileNode({ kind, annotations: {}, enum: undefined, hasConst: false, const: null, constraints })(value, sink)) return
+    const first = firstOf(sink.violations())
+    report(`can never be accepted: it breaks the node's own constraints${first === undefined ? '' : ` (${first.message})`}`, ...where)
   }
 
   /** DSL only: a `default` and every example must match their own (sound) node. */

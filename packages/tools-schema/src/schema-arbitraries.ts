@@ -8,7 +8,7 @@ export type Spec = Record<string, unknown>
 /** Property names, including ones that are `Object.prototype` members. */
 export const keyPool = ['a', 'b', 'kind', 'x y', 'constructor', 'toString', 'hasOwnProperty', '0', '-']
 export const literalPools = {
-  string: ['', 'a', 'b', 'x y', 'édition'],
+  string: ['', 'a', 'b', 'x y', 'édition', '😀', 'a😀', 'ab12'],
   number: [0, 1, 1.5, -2.25, 1e21, -1e-7],
   integer: [0, 1, -3, 42, 9007199254740991],
   boolean: [true, false],
@@ -26,10 +26,44 @@ export function setKey(target: Record<string, unknown>, key: string, value: unkn
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
+/** Value constraints for a node of `type` (consistent ones: the reader rejects bounds that leave nothing). */
+export function constraintsFor(type: string): fc.Arbitrary<Spec> {
+  const pick = <T>(values: readonly T[]) => fc.option(fc.constantFrom(...values), { nil: undefined })
+  const defined = (record: Record<string, unknown>): Spec => Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
+  switch (type) {
+    case 'string':
+      return fc
+        .record({ minLength: pick([0, 1, 2]), maxLength: pick([2, 3, 5]), pattern: pick(['^a', 'b$', '^\\p{L}+$', '^.$', '[0-9]', '😀']) })
+        .map(defined)
+    case 'number':
+    case 'integer':
+      return fc
+        .record({
+          lower: pick([-3, 0, 1]),
+          lowerExclusive: fc.boolean(),
+          upper: pick([1.5, 42, 1e21]),
+          upperExclusive: fc.boolean(),
+          multipleOf: pick(type === 'integer' ? [1, 2, 3] : [0.5, 1.5, 2, 0.1, 0.25]),
+        })
+        .map(({ lower, lowerExclusive, upper, upperExclusive, multipleOf }) =>
+          defined({
+            [lowerExclusive ? 'exclusiveMinimum' : 'minimum']: lower,
+            [upperExclusive ? 'exclusiveMaximum' : 'maximum']: upper,
+            multipleOf,
+          }),
+        )
+    case 'array':
+      return fc.record({ minItems: pick([0, 1, 2]), maxItems: pick([2, 3]), uniqueItems: pick([true, false]) }).map(defined)
+    default:
+      return fc.constant({})
+  }
+}
+
 const scalarSpec: fc.Arbitrary<Spec> = fc.constantFrom(...scalarTypes).chain((type) => {
   const pool = literalPools[type] as readonly unknown[]
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant({ type }) },
+    { weight: 2, arbitrary: constraintsFor(type).map((constraints) => ({ type, ...constraints })) },
     { weight: 1, arbitrary: fc.uniqueArray(fc.constantFrom(...pool), { minLength: 1, maxLength: 3 }).map((members) => ({ type, enum: members })) },
     { weight: 1, arbitrary: fc.constantFrom(...pool).map((literal) => ({ type, const: literal })) },
   )
@@ -41,7 +75,12 @@ export const { value: valueSpec } = fc.letrec<{ value: Spec; property: Spec; pro
     { maxDepth: 4, depthIdentifier: 'spec' },
     { weight: 5, arbitrary: scalarSpec },
     { weight: 1, arbitrary: fc.constant({ type: 'json' }) },
-    { weight: 2, arbitrary: fc.option(tie('value'), { nil: undefined }).map((items) => (items === undefined ? { type: 'array' } : { type: 'array', items })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.option(tie('value'), { nil: undefined }), constraintsFor('array'))
+        .map(([items, constraints]) => (items === undefined ? { type: 'array', ...constraints } : { type: 'array', items, ...constraints })),
+    },
     {
       weight: 2,
       arbitrary: fc.record({ additionalProperties: fc.boolean(), properties: tie('properties') }).map((object) => ({ type: 'object', ...object })),
@@ -89,7 +128,9 @@ function validValueFor(spec: Spec, depth: number): fc.Arbitrary<unknown> {
   if (type === 'json') return jsonValue
   if (type === 'array') {
     const items = spec['items'] as Spec | undefined
-    return fc.array(items === undefined ? jsonValue : valueFor(items, depth + 1), { maxLength: depth > 2 ? 1 : 3 })
+    // Elements from a small pool too, so that uniqueItems sees duplicates.
+    const element = items === undefined ? fc.oneof(jsonValue, fc.constantFrom(1, 'a', null, [1], { a: 1 })) : valueFor(items, depth + 1)
+    return fc.array(element, { maxLength: depth > 2 ? 2 : 4 })
   }
   if (type === 'object') return objectFor(spec['properties'] as Spec | undefined, spec['additionalProperties'] === true, depth)
   if (Array.isArray(spec['enum'])) return fc.constantFrom(...(spec['enum'] as unknown[]))

@@ -1,4 +1,5 @@
 import type { JsonPrimitive, ReadonlyJsonValue } from '@dsh/tools-core'
+import type { Constraints } from './constraints.js'
 
 /**
  * The checked, internal form of a schema: what both front ends (the DSL and the structured-output subset) read
@@ -24,6 +25,11 @@ export interface ScalarNode {
   /** True when the node has `const` (which may be `null`). */
   readonly hasConst: boolean
   readonly const: JsonPrimitive
+  /**
+   * Value constraints (string lengths and pattern; number bounds), `undefined` when none. Next to `enum`/`const`
+   * they hold for every member (checked at definition time), so validators need not check them there.
+   */
+  readonly constraints: Constraints | undefined
 }
 
 export interface JsonNode {
@@ -51,6 +57,8 @@ export interface ArrayNode {
   readonly annotations: NodeAnnotations
   /** The element schema; `undefined` means any JSON value. */
   readonly items: SchemaNode | undefined
+  /** `minItems`, `maxItems`, `uniqueItems`; `undefined` when none. */
+  readonly constraints: Constraints | undefined
 }
 
 export interface OneOfNode {

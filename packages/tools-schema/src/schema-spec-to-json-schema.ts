@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue, ReadonlyJsonValue, ToolParametersSchema } from '@dsh/tools-core'
 import { parameterNode, valueNode } from './compile-schema.js'
+import { constraintKeywords, type Constraints } from './constraints.js'
 import type { NodeAnnotations, SchemaNode } from './schema-node.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
 
@@ -45,10 +46,19 @@ function objectBody(node: Extract<SchemaNode, { kind: 'object' }>, schema: JsonO
   if (required.length > 0) schema['required'] = required
 }
 
+function constraintsOf(schema: JsonObject, constraints: Constraints | undefined): void {
+  if (constraints === undefined) return
+  for (const keyword of constraintKeywords) {
+    const value = constraints[keyword]
+    if (value !== undefined) schema[keyword] = value
+  }
+}
+
 /**
  * Emits plain JSON Schema (draft 2020-12 vocabulary) for a checked node. Keys come in a fixed order: `type`,
  * `title`, `description`, `enum`, `const`, `properties`, `required`, `additionalProperties`, `items`, `oneOf`,
- * `default`, `examples`. A `json` node is `{}` (plus its annotations).
+ * `default`, `examples`; value constraints (`minLength` … `uniqueItems`) follow `const` on scalars
+ * and `items` on arrays, in the order of JSON Schema's validation vocabulary. A `json` node is `{}` (plus its annotations).
  */
 function emit(node: SchemaNode): JsonObject {
   const schema: JsonObject = {}
@@ -70,12 +80,14 @@ function emit(node: SchemaNode): JsonObject {
       schema['type'] = 'array'
       head(schema, node.annotations)
       if (node.items !== undefined) schema['items'] = emit(node.items)
+      constraintsOf(schema, node.constraints)
       break
     default:
       schema['type'] = node.kind
       head(schema, node.annotations)
       if (node.enum !== undefined) schema['enum'] = [...node.enum]
       if (node.hasConst) schema['const'] = node.const
+      constraintsOf(schema, node.constraints)
   }
   return tail(schema, node.annotations)
 }

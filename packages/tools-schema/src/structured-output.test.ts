@@ -58,10 +58,10 @@ describe('assertSupportedOutputSchema', () => {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         properties: {
-          name: { type: 'string', minLength: 1, pattern: '^[a-z]' },
+          name: { type: 'string', minLength: 1, pattern: '^[a-z', minimum: 1 },
           kind: { oneOf: [{ type: 'string' }, { type: 'null' }] },
           tags: { type: ['string', 'null'] },
-          list: { type: 'array', items: { $ref: '#/$defs/item' }, uniqueItems: true },
+          list: { type: 'array', items: { $ref: '#/$defs/item' }, uniqueItems: 'yes' },
           extra: { type: 'json' },
         },
         required: ['name', 'missing', 'name'],
@@ -74,14 +74,14 @@ describe('assertSupportedOutputSchema', () => {
       'additionalProperties: additionalProperties must be true or false, got an object',
       'required[1]: "missing" is not declared in properties',
       'required[2]: "name" is listed twice',
-      'properties.name.minLength: "minLength" is not supported: string constraints are not supported; check them in code after validation',
-      'properties.name.pattern: "pattern" is not supported: string constraints are not supported; check them in code after validation',
+      'properties.name.minimum: "minimum" only applies to types "number" and "integer"',
+      'properties.name.pattern: pattern "^[a-z" does not compile as an ECMA-262 regular expression with the u flag: Invalid regular expression: /^[a-z/u: Unterminated character class',
       'properties.kind: missing "type" (one of object, array, string, number, integer, boolean, null)',
       'properties.kind.oneOf: "oneOf" is not supported in the structured-output subset',
       'properties.tags.type: type arrays are not supported; give one type',
-      'properties.list.uniqueItems: "uniqueItems" is not supported: array constraints are not supported; check them in code after validation',
       'properties.list.items: missing "type" (one of object, array, string, number, integer, boolean, null)',
       'properties.list.items.$ref: "$ref" is not supported: references are not supported; write the schema inline',
+      'properties.list.uniqueItems: uniqueItems must be true or false, got the string "yes"',
       'properties.extra.type: unknown type "json"; expected one of object, array, string, number, integer, boolean, null',
     ])
   })
@@ -115,9 +115,9 @@ describe('assertSupportedOutputSchema', () => {
     expect(problemsOf({ type: 'string' })).toEqual([
       'type: a structured-output schema must have type "object"',
     ])
-    expect(problemsOf({ type: 'string', pattern: 'x' })).toEqual([
+    expect(problemsOf({ type: 'string', format: 'x' })).toEqual([
       'type: a structured-output schema must have type "object"',
-      'pattern: "pattern" is not supported: string constraints are not supported; check them in code after validation',
+      'format: "format" is not supported: formats are not checked; use pattern, or check the value in code after validation',
     ])
     expect(problemsOf({ type: 'string' }, assertStructuredSchemaNode)).toEqual([])
   })
@@ -147,7 +147,7 @@ describe('assertSupportedOutputSchema', () => {
       expect((error as Error).message).toBe(
         'The output schema is outside the supported subset (2 problems):\n' +
           '- anyOf: "anyOf" is not supported: use oneOf with branches that cannot overlap\n' +
-          '- properties.a.format: "format" is not supported: string constraints are not supported; check them in code after validation',
+          '- properties.a.format: "format" is not supported: formats are not checked; use pattern, or check the value in code after validation',
       )
     }
   })

@@ -1,6 +1,6 @@
 import { snapshotJson, type ReadonlyJsonValue } from '@dsh/tools-core'
-import { compile, type Compiled } from './compile-schema.js'
-import { nonJsonMessage } from './compile-validator.js'
+import { compile } from './compile-schema.js'
+import { nonJsonMessage } from './value-rules.js'
 import { OutputSchemaError } from './output-schema-error.js'
 import { readStructuredSchema } from './read-schema.js'
 import type { SchemaNode } from './schema-node.js'
@@ -17,7 +17,9 @@ export type StructuredSchemaType = 'object' | 'array' | 'string' | 'number' | 'i
 /**
  * One node of the structured-output subset: plain JSON Schema restricted to keywords the validator enforces.
  * `properties`, `required` and `additionalProperties` belong to `object` nodes, `items` to `array` nodes, `enum`
- * and `const` to scalar nodes (and must match the node's type). `description`, `title`, `default` and `examples`
+ * and `const` to scalar nodes (and must match the node's type); the value constraints to the types they apply to
+ * (`minLength`, `maxLength`, `pattern` to strings; `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
+ * `multipleOf` to numbers and integers; `minItems`, `maxItems`, `uniqueItems` to arrays), all enforced. `description`, `title`, `default` and `examples`
  * are annotations: allowed, never enforced, but they must be JSON (they travel to the model).
  */
 export interface StructuredSchemaNode {
@@ -35,6 +37,28 @@ export interface StructuredSchemaNode {
   enum?: readonly StructuredScalar[]
   /** The one allowed literal, of the node's type. */
   const?: StructuredScalar
+  /** Strings: the fewest characters (Unicode code points). */
+  minLength?: number
+  /** Strings: the most characters (Unicode code points). */
+  maxLength?: number
+  /** Strings: an ECMA-262 regular expression (`u` flag) the string must match; it must compile. */
+  pattern?: string
+  /** Numbers and integers: the value is at least this. */
+  minimum?: number
+  /** Numbers and integers: the value is at most this. */
+  maximum?: number
+  /** Numbers and integers: the value is greater than this. */
+  exclusiveMinimum?: number
+  /** Numbers and integers: the value is less than this. */
+  exclusiveMaximum?: number
+  /** Numbers and integers: the value divided by this (greater than 0) is an integer. */
+  multipleOf?: number
+  /** Arrays: the fewest elements. */
+  minItems?: number
+  /** Arrays: the most elements. */
+  maxItems?: number
+  /** Arrays: `true` when no two elements may be equal as JSON. */
+  uniqueItems?: boolean
   /** Annotation: what the value means. */
   description?: string
   /** Annotation: a short name. */
@@ -48,7 +72,7 @@ export interface StructuredSchemaNode {
 /** A structured-output schema: an object-rooted {@link StructuredSchemaNode}. */
 export type StructuredOutputSchema = StructuredSchemaNode & { type: 'object' }
 
-const cache = new WeakMap<object, Compiled<SchemaNode>>()
+const cache = new WeakMap<object, SchemaNode>()
 
 function compileStructured(schema: unknown, rootObject: boolean): Validator<ReadonlyJsonValue> {
   const fail = (problems: readonly SchemaProblem[]): Error =>

@@ -1,9 +1,8 @@
 // Keywords → the hint shown when a schema uses one. Kept as one compact table: it is data, and it ships to every
 // consumer of the bundle.
 const table = [
-  'pattern minLength maxLength format:string constraints are not supported; check them in code after validation',
-  'minimum maximum exclusiveMinimum exclusiveMaximum multipleOf:number bounds are not supported; check them in code after validation',
-  'minItems maxItems uniqueItems contains prefixItems:array constraints are not supported; check them in code after validation',
+  'format:formats are not checked; use pattern, or check the value in code after validation',
+  'contains prefixItems:use items (one schema for every element), with minItems, maxItems or uniqueItems',
   'minProperties maxProperties patternProperties propertyNames:object constraints are not supported; check them in code after validation',
   '$ref $defs definitions $dynamicRef $anchor:references are not supported; write the schema inline',
   '$schema $id $comment:schema metadata is not supported; the emitted schema carries none',

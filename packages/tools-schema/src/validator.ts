@@ -1,6 +1,8 @@
-import { changedWhileReading, Sink, type Check } from './compile-validator.js'
+import { Sink, type Check } from './validation-sink.js'
+import { changedWhileReading } from './value-rules.js'
 import { errorText } from './describe-value.js'
 import { readOption } from './read-own.js'
+import type { ValidatorBackend } from './validator-backend.js'
 import { firstOf, type Violation } from './violation.js'
 
 /** How many violations `validate` lists by default; the rest are counted in `omitted`. */
@@ -30,10 +32,12 @@ export type ValidationResult<T> =
     }
 
 /**
- * A schema compiled into closures. Every method is total: whatever the input (throwing getters, proxies, cycles,
- * any nesting depth), it answers and never throws.
+ * A compiled schema. Every method is total: whatever the input (throwing getters, proxies, cycles, any nesting
+ * depth), it answers and never throws. Both backends answer alike: same verdicts, violations, paths, messages.
  */
 export interface Validator<T> {
+  /** Which backend answers `is` (violations are always recorded by the same walk, so they never differ). */
+  readonly backend: ValidatorBackend
   /** True when `value` matches. The fastest check: stops at the first problem and allocates nothing. */
   is(value: unknown): value is T
   /** Every violation, each with its path (at most `maxViolations` listed, the rest counted). */
@@ -55,14 +59,26 @@ function run(check: Check, value: unknown, sink: Sink): void {
 }
 
 class CompiledValidator<T> implements Validator<T> {
-  constructor(private readonly check: Check) {}
+  readonly backend: ValidatorBackend
+  /**
+   * An own property rather than a method: with generated code it is the generated function itself, so a call goes
+   * straight into the schema's own code.
+   */
+  readonly is: (value: unknown) => value is T
 
-  is(value: unknown): value is T {
-    try {
-      return this.check(value, null)
-    } catch {
-      return false
-    }
+  constructor(
+    private readonly check: Check,
+    accept: ((value: unknown) => boolean) | undefined,
+  ) {
+    this.backend = accept === undefined ? 'closures' : 'generated'
+    this.is = (accept ??
+      ((value: unknown) => {
+        try {
+          return check(value, null)
+        } catch {
+          return false
+        }
+      })) as (value: unknown) => value is T
   }
 
   validate(value: unknown, options?: ValidateOptions): ValidationResult<T> {
@@ -84,7 +100,10 @@ class CompiledValidator<T> implements Validator<T> {
   }
 }
 
-/** Wraps a compiled check as a {@link Validator}. */
-export function createValidator<T>(check: Check): Validator<T> {
-  return new CompiledValidator<T>(check)
+/**
+ * Wraps a compiled check as a {@link Validator}; `accept`, when given, is the generated accept-only check (it must
+ * agree with `check(value, null)`, and never throw).
+ */
+export function createValidator<T>(check: Check, accept?: (value: unknown) => boolean): Validator<T> {
+  return new CompiledValidator<T>(check, accept)
 }

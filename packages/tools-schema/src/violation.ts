@@ -1,4 +1,5 @@
 import type { JsonPathSegment } from '@dsh/tools-core'
+import type { ConstraintKeyword } from './constraints.js'
 import { countNoun, formatLines } from './schema-problem.js'
 
 /** Which rule a value broke. */
@@ -19,6 +20,8 @@ export type ViolationKeyword =
   | 'json'
   /** Reading the value threw (a throwing getter, a revoked proxy). */
   | 'unreadable'
+  /** A value constraint does not hold (`minLength`, `pattern`, `minimum`, `uniqueItems`, …: the keyword broken). */
+  | ConstraintKeyword
 
 /** One way a value fails its schema. */
 export interface Violation {

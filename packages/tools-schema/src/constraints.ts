@@ -1,0 +1,290 @@
+// Value constraints (minLength … uniqueItems): which node types take them, how they are read and checked at
+// definition time, and the rules and messages of their checks. One place for both validator backends: the closure
+// backend calls these functions, the generated code inlines the same comparisons and calls the same helpers.
+import type { JsonPathSegment } from '@dsh/tools-core'
+import { describeValue, literal } from './describe-value.js'
+
+/** The value constraints of one node, as written (the emitted JSON Schema carries them unchanged). */
+export interface Constraints {
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly pattern?: string
+  readonly minimum?: number
+  readonly maximum?: number
+  readonly exclusiveMinimum?: number
+  readonly exclusiveMaximum?: number
+  readonly multipleOf?: number
+  readonly minItems?: number
+  readonly maxItems?: number
+  readonly uniqueItems?: boolean
+}
+
+/** The keyword of a value constraint. */
+export type ConstraintKeyword = keyof Constraints
+
+type ConstraintTarget = 'string' | 'number' | 'array'
+
+/** Keyword → the node types it applies to (`number` stands for number and integer). */
+const targets: Readonly<Record<ConstraintKeyword, ConstraintTarget>> = {
+  minLength: 'string',
+  maxLength: 'string',
+  pattern: 'string',
+  minimum: 'number',
+  maximum: 'number',
+  exclusiveMinimum: 'number',
+  exclusiveMaximum: 'number',
+  multipleOf: 'number',
+  minItems: 'array',
+  maxItems: 'array',
+  uniqueItems: 'array',
+}
+
+/** Constraint keywords in the order they are checked, read and emitted. */
+export const constraintKeywords = Object.keys(targets) as readonly ConstraintKeyword[]
+
+/** Whether `key` is a value-constraint keyword. */
+export function isConstraintKeyword(key: string): key is ConstraintKeyword {
+  return Object.hasOwn(targets, key)
+}
+
+const targetText: Readonly<Record<ConstraintTarget, string>> = {
+  string: 'type "string"',
+  number: 'types "number" and "integer"',
+  array: 'type "array"',
+}
+
+/** Why a constraint keyword may not appear on a node of `kind`, or `undefined` when it may. */
+export function constraintPlacementProblem(keyword: ConstraintKeyword, kind: string | undefined): string | undefined {
+  const target = targets[keyword]
+  if (kind === undefined || kind === target || (target === 'number' && kind === 'integer')) return undefined
+  return `"${keyword}" only applies to ${targetText[target]}`
+}
+
+/** A compiled `pattern`: ECMA-262 with the `u` flag, as JSON Schema (and ajv) read it. */
+const patterns = new Map<string, RegExp>()
+
+/** The RegExp of a pattern source (compiled once per source); throws when it does not compile. */
+export function patternRegExp(source: string): RegExp {
+  let regexp = patterns.get(source)
+  if (regexp === undefined) {
+    regexp = new RegExp(source, 'u')
+    if (patterns.size < 1000) patterns.set(source, regexp)
+  }
+  return regexp
+}
+
+type Report = (message: string, ...extra: JsonPathSegment[]) => void
+
+/**
+ * Reads the constraint keywords that apply to a node of `kind`, reporting every
+ * problem with its keyword as the path: counts must be non-negative integers, bounds finite numbers,
+ * `multipleOf` positive, `uniqueItems` a boolean, `pattern` a regular expression that compiles with the `u` flag;
+ * bounds that leave nothing to match are reported too. `undefined` when the node has none.
+ */
+export function readConstraints(entries: ReadonlyMap<string, unknown>, kind: string, report: Report): Constraints | undefined {
+  const read: Record<string, number | string | boolean> = {}
+  let any = false
+  for (const keyword of constraintKeywords) {
+    // A misplaced keyword is reported where keys are checked.
+    if (!entries.has(keyword) || constraintPlacementProblem(keyword, kind) !== undefined) continue
+    const value = entries.get(keyword)
+    const problem = valueProblem(keyword, value)
+    if (problem !== undefined) report(problem, keyword)
+    else {
+      read[keyword] = value as number | string | boolean
+      any = true
+    }
+  }
+  if (!any) return undefined
+  const constraints = read as Constraints
+  const empty = (low: ConstraintKeyword, high: ConstraintKeyword, strict: boolean) => {
+    const lower = constraints[low] as number | undefined
+    const upper = constraints[high] as number | undefined
+    if (lower !== undefined && upper !== undefined && (strict ? lower >= upper : lower > upper)) {
+      report(`${low} ${lower} and ${high} ${upper} leave no value that matches`, high)
+    }
+  }
+  empty('minLength', 'maxLength', false)
+  empty('minItems', 'maxItems', false)
+  empty('minimum', 'maximum', false)
+  empty('exclusiveMinimum', 'maximum', true)
+  empty('minimum', 'exclusiveMaximum', true)
+  empty('exclusiveMinimum', 'exclusiveMaximum', true)
+  return constraints
+}
+
+function valueProblem(keyword: ConstraintKeyword, value: unknown): string | undefined {
+  switch (keyword) {
+    case 'minLength':
+    case 'maxLength':
+    case 'minItems':
+    case 'maxItems':
+      return Number.isSafeInteger(value) && (value as number) >= 0 && !Object.is(value, -0)
+        ? undefined
+        : `${keyword} must be a non-negative integer, got ${describeValue(value)}`
+    case 'multipleOf':
+      return typeof value === 'number' && Number.isFinite(value) && value > 0
+        ? undefined
+        : `multipleOf must be a number greater than 0, got ${describeValue(value)}`
+    case 'uniqueItems':
+      return typeof value === 'boolean' ? undefined : `uniqueItems must be true or false, got ${describeValue(value)}`
+    case 'pattern':
+      if (typeof value !== 'string') return `pattern must be a string (a regular expression), got ${describeValue(value)}`
+      try {
+        patternRegExp(value)
+        return undefined
+      } catch (error) {
+        return `pattern ${literal(value)} does not compile as an ECMA-262 regular expression with the u flag: ${(error as Error).message}`
+      }
+    default:
+      return typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0)
+        ? undefined
+        : `${keyword} must be a finite number, got ${describeValue(value)}`
+  }
+}
+
+/** Whether any constraint of a node actually restricts (`uniqueItems: false` alone does not). */
+export function restricts(constraints: Constraints | undefined): constraints is Constraints {
+  if (constraints === undefined) return false
+  for (const keyword of constraintKeywords) {
+    const value = constraints[keyword]
+    if (value !== undefined && value !== false) return true
+  }
+  return false
+}
+
+/**
+ * The length of a string in Unicode code points, as JSON Schema counts `minLength`/`maxLength`: a surrogate pair
+ * is one character, a lone surrogate one too.
+ */
+export function codePointLength(text: string): number {
+  let length = text.length
+  const last = text.length - 1
+  for (let index = 0; index < last; index++) {
+    const code = text.charCodeAt(index)
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--
+        index++
+      }
+    }
+  }
+  return length
+}
+
+/**
+ * `multipleOf`: the quotient `value / divisor`, computed in double precision, is an integer below 10^21 in
+ * magnitude. This is ajv's rule (its generated code compares the quotient with `parseInt` of it), so the emitted
+ * JSON Schema and our validators agree on every value: `0.3` is not a multiple of `0.1` (the quotient is
+ * 2.9999999999999996), `4.5` is a multiple of `1.5`, and a quotient of 10^21 or more is never a multiple (past
+ * 2^53 a double quotient no longer tells whether the division was exact).
+ */
+export function isMultipleOf(value: number, divisor: number): boolean {
+  const quotient = value / divisor
+  return Number.isInteger(quotient) && quotient < 1e21 && quotient > -1e21
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
+}
+
+/** The violation messages of the constraints, one function per keyword (the value is of the node's type). */
+export const constraintMessages = {
+  minLength: (limit: number, value: string) => `must be at least ${plural(limit, 'character')} long, got ${codePointLength(value)} (${literal(value)})`,
+  maxLength: (limit: number, value: string) => `must be at most ${plural(limit, 'character')} long, got ${codePointLength(value)} (${literal(value)})`,
+  pattern: (source: string, value: string) => `must match the pattern ${literal(source)}, got ${literal(value)}`,
+  minimum: (limit: number, value: number) => `must be at least ${limit}, got ${value}`,
+  maximum: (limit: number, value: number) => `must be at most ${limit}, got ${value}`,
+  exclusiveMinimum: (limit: number, value: number) => `must be greater than ${limit}, got ${value}`,
+  exclusiveMaximum: (limit: number, value: number) => `must be less than ${limit}, got ${value}`,
+  multipleOf: (divisor: number, value: number) => `must be a multiple of ${divisor}, got ${value}`,
+  minItems: (limit: number, count: number) => `must have at least ${plural(limit, 'item')}, got ${count}`,
+  maxItems: (limit: number, count: number) => `must have at most ${plural(limit, 'item')}, got ${count}`,
+  uniqueItems: (first: number, second: number) => `must not contain duplicate items: [${second}] equals [${first}]`,
+} as const
+
+/** Where a constraint violation is recorded: `(keyword, message)`; returns nothing. */
+export type ConstraintSink = (keyword: ConstraintKeyword, message: string) => void
+
+/**
+ * Checks a string against its constraints; with `sink`, records every failing one (in keyword order) and answers
+ * whether all hold. Without it, stops at the first.
+ */
+export function checkStringConstraints(constraints: Constraints, value: string, sink: ConstraintSink | null): boolean {
+  let ok = true
+  const { minLength, maxLength, pattern } = constraints
+  if (minLength !== undefined && value.length < minLength * 2 && (value.length < minLength || codePointLength(value) < minLength)) {
+    if (sink === null) return false
+    ok = false
+    sink('minLength', constraintMessages.minLength(minLength, value))
+  }
+  if (maxLength !== undefined && value.length > maxLength && codePointLength(value) > maxLength) {
+    if (sink === null) return false
+    ok = false
+    sink('maxLength', constraintMessages.maxLength(maxLength, value))
+  }
+  if (pattern !== undefined && !patternRegExp(pattern).test(value)) {
+    if (sink === null) return false
+    ok = false
+    sink('pattern', constraintMessages.pattern(pattern, value))
+  }
+  return ok
+}
+
+/** Like {@link checkStringConstraints}, for a (finite, lossless) number. */
+export function checkNumberConstraints(constraints: Constraints, value: number, sink: ConstraintSink | null): boolean {
+  let ok = true
+  const fail = (keyword: 'minimum' | 'maximum' | 'exclusiveMinimum' | 'exclusiveMaximum' | 'multipleOf', limit: number): void => {
+    ok = false
+    sink?.(keyword, constraintMessages[keyword](limit, value))
+  }
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = constraints
+  if (minimum !== undefined && value < minimum) {
+    if (sink === null) return false
+    fail('minimum', minimum)
+  }
+  if (exclusiveMinimum !== undefined && value <= exclusiveMinimum) {
+    if (sink === null) return false
+    fail('exclusiveMinimum', exclusiveMinimum)
+  }
+  if (maximum !== undefined && value > maximum) {
+    if (sink === null) return false
+    fail('maximum', maximum)
+  }
+  if (exclusiveMaximum !== undefined && value >= exclusiveMaximum) {
+    if (sink === null) return false
+    fail('exclusiveMaximum', exclusiveMaximum)
+  }
+  if (multipleOf !== undefined && !isMultipleOf(value, multipleOf)) {
+    if (sink === null) return false
+    fail('multipleOf', multipleOf)
+  }
+  return ok
+}
+
+/** A key under which equal JSON values (objects in any key order, `1` and `1.0`) are equal strings. */
+function canonical(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (typeof value !== 'object' || value === null) return String(value)
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record).sort()
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`).join(',')}}`
+}
+
+/**
+ * `uniqueItems`: the first index whose element equals (as JSON) an earlier one, as `[earlier, later]`, or
+ * `undefined` when all are distinct. The elements are lossless JSON (already checked).
+ */
+export function firstDuplicate(elements: readonly unknown[]): readonly [number, number] | undefined {
+  const seen = new Map<unknown, number>()
+  for (let index = 0; index < elements.length; index++) {
+    const element = elements[index]
+    const key = typeof element === 'object' && element !== null ? canonical(element) : typeof element === 'string' ? `s${element}` : element
+    const earlier = seen.get(key)
+    if (earlier !== undefined) return [earlier, index]
+    seen.set(key, index)
+  }
+  return undefined
+}

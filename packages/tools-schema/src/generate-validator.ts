@@ -1,0 +1,249 @@
+// The generated backend: one JavaScript function per schema, built with `new Function`, that answers the
+// accept-only question (`is`, and the first pass of `validate`) with the same rules as the closures (value-rules.ts,
+// constraints.ts). Each schema gets code of its own, so every load in it sees only that schema's shapes and stays
+// monomorphic, however many schemas the process holds. A rejected value's violations are recorded by the closure
+// walk (compile-validator.ts), so messages, paths and their order are the same by construction.
+//
+// Safety: nothing from a spec reaches the source except through `stringLiteral` (JSON text with U+2028/U+2029
+// escaped) or `numberLiteral` (a finite number's own text); patterns, large enums and helpers are passed in as
+// values (`k[i]`, `h.name`), never written into the source.
+import { codePointLength, firstDuplicate, isMultipleOf, patternRegExp, restricts, type Constraints } from './constraints.js'
+import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
+import type { ArrayNode, ObjectNode, OneOfNode, ScalarNode, SchemaNode } from './schema-node.js'
+import { discriminatorOf, hasOwnProperty, isJson, isScalarNode } from './value-rules.js'
+
+/** An accept-only check: `true` when the value matches; never throws. */
+export type Accept = (value: unknown) => boolean
+
+/**
+ * The most distinct nodes a schema may have to be compiled to generated code. A larger schema (the reader allows up
+ * to `MAX_SCHEMA_SIZE` units) compiles to closures, so that generated source stays small enough to compile quickly.
+ */
+export const MAX_GENERATED_NODES = 2000
+
+let allowed: boolean | undefined
+
+/**
+ * Whether the host lets code be generated (`new Function`): false under a Content Security Policy without
+ * `unsafe-eval`, or in a worker or runtime that forbids it. Found out once, on first use (never at import), and
+ * never throws.
+ */
+export function codeGenerationAllowed(): boolean {
+  if (allowed === undefined) {
+    try {
+      allowed = (new Function('return 7') as () => unknown)() === 7
+    } catch {
+      allowed = false
+    }
+  }
+  return allowed
+}
+
+/** The helpers the generated code calls, passed in as one object (never written into the source). */
+const helpers = {
+  isJson,
+  isPlainPrototype,
+  isPlainArrayPrototype,
+  getPrototypeOf: Object.getPrototypeOf,
+  isArray: Array.isArray,
+  isInteger: Number.isInteger,
+  hop: hasOwnProperty,
+  OP: Object.prototype,
+  AP: Array.prototype,
+  cpl: codePointLength,
+  mul: isMultipleOf,
+  dup: firstDuplicate,
+}
+
+const prelude = `"use strict";const{isJson,isPlainPrototype,isPlainArrayPrototype,getPrototypeOf,isArray,isInteger,hop,OP,AP,cpl,mul,dup}=h;`
+
+/** A string as a JavaScript string literal: JSON text, with the line separators JSON leaves raw escaped too. */
+export function stringLiteral(text: string): string {
+  return JSON.stringify(text).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+}
+
+/** A finite number as a literal, in parentheses (so `-3` and `1e+21` are safe next to any operator). */
+function numberLiteral(value: number): string {
+  if (!Number.isFinite(value)) throw new TypeError(`not a finite number: ${String(value)}`)
+  return `(${String(value)})`
+}
+
+function scalarLiteral(value: string | number | boolean | null): string {
+  if (typeof value === 'string') return stringLiteral(value)
+  if (typeof value === 'number') return numberLiteral(value)
+  return String(value)
+}
+
+/** `x` is not -0 (written after a test that `x` is a number). */
+const notNegativeZero = (x: string) => `(${x}!==0||1/${x}>0)`
+
+const typeTests: Record<ScalarNode['kind'], (x: string) => string> = {
+  string: (x) => `typeof ${x}==="string"`,
+  number: (x) => `(typeof ${x}==="number"&&${x}-${x}===0&&${notNegativeZero(x)})`,
+  integer: (x) => `(isInteger(${x})&&${notNegativeZero(x)})`,
+  boolean: (x) => `(${x}===true||${x}===false)`,
+  null: (x) => `${x}===null`,
+}
+
+interface Generator {
+  readonly constants: unknown[]
+  readonly functions: string[]
+  readonly names: Map<SchemaNode, string>
+}
+
+function constant(generator: Generator, value: unknown): string {
+  generator.constants.push(value)
+  return `k[${generator.constants.length - 1}]`
+}
+
+/** The name of the generated function of `node`, generating it (and what it calls) the first time. */
+function functionOf(generator: Generator, node: SchemaNode): string {
+  const known = generator.names.get(node)
+  if (known !== undefined) return known
+  const name = `f${generator.names.size}`
+  generator.names.set(node, name)
+  if (generator.names.size > MAX_GENERATED_NODES) throw tooLarge
+  let body: string
+  switch (node.kind) {
+    case 'object':
+      body = objectBody(generator, node)
+      break
+    case 'array':
+      body = arrayBody(generator, node)
+      break
+    case 'oneOf':
+      body = oneOfBody(generator, node)
+      break
+    default:
+      body = `return ${test(generator, node, 'v')}`
+  }
+  generator.functions.push(`function ${name}(v){${body}}`)
+  return name
+}
+
+/** Thrown (and caught in {@link generateAccept}) when a schema has too many nodes for generated code. */
+const tooLarge = new RangeError('too many schema nodes for generated code')
+
+/** An expression that is true when the variable `x` matches `node`: inline for scalars, a call otherwise. */
+function test(generator: Generator, node: SchemaNode, x: string): string {
+  if (node.kind === 'json') return `isJson(${x})`
+  if (!isScalarNode(node)) return `${functionOf(generator, node)}(${x})`
+  return scalarTest(generator, node, x)
+}
+
+function scalarTest(generator: Generator, node: ScalarNode, x: string): string {
+  const typeTest = typeTests[node.kind]
+  const numeric = node.kind === 'number' || node.kind === 'integer'
+  if (node.hasConst) {
+    const wanted = node.const
+    // A number literal 0 would also accept -0, which lossless JSON rejects.
+    return wanted === 0 ? `(${x}===0&&1/${x}>0)` : `${x}===${scalarLiteral(wanted)}`
+  }
+  const members = node.enum
+  if (members !== undefined) {
+    // Every member already holds the node's constraints (checked at definition time).
+    const guard = numeric && members.includes(0) ? `&&${notNegativeZero(x)}` : ''
+    if (members.length > 8) return `(${constant(generator, new Set(members))}.has(${x})${guard})`
+    return `((${members.map((member) => `${x}===${scalarLiteral(member)}`).join('||')})${guard})`
+  }
+  if (!restricts(node.constraints)) return typeTest(x)
+  const parts = [typeTest(x), ...(numeric ? numberConstraintTests(node.constraints, x) : stringConstraintTests(generator, node.constraints, x))]
+  return `(${parts.join('&&')})`
+}
+
+function stringConstraintTests(generator: Generator, constraints: Constraints, x: string): string[] {
+  const parts: string[] = []
+  const { minLength, maxLength, pattern } = constraints
+  // Code points never outnumber UTF-16 units, and never fall below half of them: count only in between.
+  if (minLength !== undefined && minLength > 0) parts.push(`(${x}.length>=${minLength * 2}||(${x}.length>=${minLength}&&cpl(${x})>=${minLength}))`)
+  if (maxLength !== undefined) parts.push(`(${x}.length<=${maxLength}||cpl(${x})<=${maxLength})`)
+  if (pattern !== undefined) parts.push(`${constant(generator, patternRegExp(pattern))}.test(${x})`)
+  return parts
+}
+
+function numberConstraintTests(constraints: Constraints, x: string): string[] {
+  const parts: string[] = []
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = constraints
+  if (minimum !== undefined) parts.push(`${x}>=${numberLiteral(minimum)}`)
+  if (exclusiveMinimum !== undefined) parts.push(`${x}>${numberLiteral(exclusiveMinimum)}`)
+  if (maximum !== undefined) parts.push(`${x}<=${numberLiteral(maximum)}`)
+  if (exclusiveMaximum !== undefined) parts.push(`${x}<${numberLiteral(exclusiveMaximum)}`)
+  if (multipleOf !== undefined) parts.push(`mul(${x},${numberLiteral(multipleOf)})`)
+  return parts
+}
+
+const plainObjectTest = `if(typeof v!=="object"||v===null||isArray(v)||(v.__proto__!==OP&&!isPlainPrototype(getPrototypeOf(v))))return false;`
+
+/**
+ * An object: every own enumerable key looked at once (`for…in`, inherited keys skipped), declared ones checked by a
+ * `switch` on the key, undeclared ones lossless JSON (open) or a rejection (closed); required ones counted.
+ */
+function objectBody(generator: Generator, node: ObjectNode): string {
+  let required = 0
+  const cases = node.properties.map((property) => {
+    const count = property.required ? 'r++;' : ''
+    if (property.required) required++
+    return `case ${stringLiteral(property.name)}:if(!(${test(generator, property.node, 'x')}))return false;${count}break;`
+  })
+  const fallback = node.additionalProperties ? 'default:if(!isJson(x))return false;' : 'default:return false;'
+  return (
+    `try{${plainObjectTest}let r=0;` +
+    `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;const x=v[key];` +
+    `switch(key){${cases.join('')}${fallback}}}` +
+    `return r===${required}}catch(error){return false}`
+  )
+}
+
+/** An array: a plain array, its length within bounds, every element read as an own property, then duplicates. */
+function arrayBody(generator: Generator, node: ArrayNode): string {
+  const minItems = node.constraints?.minItems
+  const maxItems = node.constraints?.maxItems
+  const unique = node.constraints?.uniqueItems === true
+  const element = node.items === undefined ? 'isJson(x)' : test(generator, node.items, 'x')
+  const bounds = [minItems !== undefined && minItems > 0 ? `n<${minItems}` : '', maxItems !== undefined ? `n>${maxItems}` : ''].filter(Boolean)
+  return (
+    `try{if(!isArray(v)||(v.__proto__!==AP&&!isPlainArrayPrototype(getPrototypeOf(v))))return false;` +
+    `const n=v.length;${bounds.length > 0 ? `if(${bounds.join('||')})return false;` : ''}` +
+    `const p=v.__proto__===AP?AP:getPrototypeOf(v);${unique ? 'const e=[];' : ''}` +
+    `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];if(!(${element}))return false;${unique ? 'e.push(x);' : ''}}` +
+    `return ${unique ? 'dup(e)===undefined' : 'true'}}catch(error){return false}`
+  )
+}
+
+/**
+ * A `oneOf`: with a discriminator, the own tag property selects the only branch that can match; otherwise (or
+ * without a tag) exactly one branch must match, stopping at the second.
+ */
+function oneOfBody(generator: Generator, node: OneOfNode): string {
+  const branches = node.branches.map((branch) => functionOf(generator, branch))
+  const discriminator = discriminatorOf(node.branches)
+  let dispatch = ''
+  if (discriminator !== undefined) {
+    const name = stringLiteral(discriminator.name)
+    const cases = [...discriminator.branches].map(([literal, index]) => `case ${scalarLiteral(literal as string | number | boolean | null)}:return ${branches[index] as string}(v);`)
+    dispatch =
+      `let t;if(typeof v==="object"&&v!==null){try{t=hop.call(v,${name})?v[${name}]:undefined}catch(error){t=undefined}}` +
+      `if(t!==undefined){switch(t){${cases.join('')}default:return false}}`
+  }
+  const counting = branches.map((branch, index) => (index === 0 ? `if(${branch}(v))m++;` : `if(${branch}(v)&&++m>1)return false;`)).join('')
+  return `${dispatch}let m=0;${counting}return m===1`
+}
+
+/**
+ * Generates the accept-only check of `node`, or `undefined` when the host forbids code generation or the schema has
+ * more than {@link MAX_GENERATED_NODES} distinct nodes (the caller then uses the closures).
+ */
+export function generateAccept(node: SchemaNode): Accept | undefined {
+  if (!codeGenerationAllowed()) return undefined
+  const generator: Generator = { constants: [], functions: [], names: new Map() }
+  let root: string
+  try {
+    root = node.kind === 'json' ? 'isJson' : functionOf(generator, node)
+  } catch (error) {
+    if (error === tooLarge) return undefined
+    throw error
+  }
+  const source = `${prelude}${generator.functions.join('\n')}\nreturn ${root}`
+  const factory = new Function('k', 'h', source) as (constants: unknown[], host: typeof helpers) => Accept
+  return factory(generator.constants, helpers)
+}
