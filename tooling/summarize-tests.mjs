@@ -9,7 +9,9 @@
 //     level, a failing hook): the file and vitest's message are printed;
 //   - a test was skipped or left as todo (skipped tests are defects);
 //   - no test ran at all;
-//   - CI is "true" and the JSON Schema Test Suite conformance groups did not run.
+//   - CI is "true" and the JSON Schema Test Suite conformance groups did not run;
+//   - CI is "true" and the tests of @dsh/tool-bash-sandbox that need a real bubblewrap did not run (elsewhere the
+//     summary says that they did not run, and why).
 //
 // `node tooling/summarize-tests.mjs --clear` deletes the reports; the test command runs it before turbo, so a
 // report left over from an earlier run can never be counted.
@@ -25,6 +27,14 @@ export const conformanceSuiteTitle = 'JSON Schema Test Suite (draft 2020-12)'
 export const conformanceMissingNote =
   'conformance: JSON Schema Test Suite not found, its groups did not run (over 300 groups of draft 2020-12); ' +
   'set DSH_CONFORMANCE_DIR=<folder that holds json-schema-test-suite/> or put ../shared/conformance beside the repository'
+
+/** The package whose tests need bubblewrap, and the describe block those tests sit under (its test-support.ts). */
+export const sandboxPackage = '@dsh/tool-bash-sandbox'
+export const sandboxSuiteTitle = 'in a bubblewrap sandbox'
+
+export const sandboxMissingNote =
+  'sandbox: bubblewrap (bwrap) not found, so the @dsh/tool-bash-sandbox tests that run commands in it did not run; ' +
+  'install it (apt-get install -y bubblewrap socat, as root; .ci/run does) and run the tests again'
 
 /** The workspace folders pnpm-workspace.yaml names (`dir/*` or `dir`), relative to the root. */
 export function workspaceFolders(root) {
@@ -73,6 +83,8 @@ export function summarize({ packages, ci }) {
   let failed = 0
   let skipped = 0
   let conformanceGroups = 0
+  let sandboxTests = 0
+  const sandboxListed = packages.some((entry) => entry.name === sandboxPackage && entry.report !== undefined)
   for (const { folder, name, dir, report } of packages) {
     if (report === undefined) {
       lines.push(`  ${folder.padEnd(28)} no report`)
@@ -106,6 +118,9 @@ export function summarize({ packages, ci }) {
       ),
     )
     conformanceGroups += groups.size
+    if (name === sandboxPackage) {
+      sandboxTests += files.flatMap((file) => file.assertionResults ?? []).filter((test) => test.ancestorTitles?.[0] === sandboxSuiteTitle).length
+    }
     passed += report.numPassedTests ?? 0
     failed += packageFailed
     skipped += pending
@@ -114,6 +129,11 @@ export function summarize({ packages, ci }) {
   else {
     lines.push(conformanceMissingNote)
     if (ci) problems.push('CI is "true" and the JSON Schema Test Suite conformance groups did not run')
+  }
+  if (sandboxListed && sandboxTests > 0) lines.push(`sandbox: ${sandboxTests} tests ran in a bubblewrap sandbox`)
+  else if (sandboxListed) {
+    lines.push(sandboxMissingNote)
+    if (ci) problems.push('CI is "true" and the bubblewrap sandbox tests did not run')
   }
   lines.push(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   if (failed > 0) problems.push('tests failed')

@@ -8,7 +8,9 @@
 #                        packages/tools-schema checks its validators against). Unset: ../shared/conformance beside
 #                        the repository, where CI has it. When the suite is in neither place the conformance groups
 #                        do not run and the summary says so; with CI=true that fails the run.
-#   CI                   "true" in CI: a missing conformance suite is a failure.
+#   CI                   "true" in CI: a missing conformance suite is a failure, and so is a missing bubblewrap
+#                        (the @dsh/tool-bash-sandbox tests then fail naming the fix; elsewhere they do not run and
+#                        the summary says so).
 #   TURBO_CACHE_DIR      turbo's cache folder (turbo's own variable); check-template shares it with its copy.
 #   DSH_TEMPLATE_CHECK   "nested" inside check-template's copy: that run does not start another copy.
 set -euo pipefail
@@ -40,6 +42,16 @@ else
   DSH_CONFORMANCE_FINGERPRINT=absent # not found (the test says where it looked), or DSH_CONFORMANCE_DIR without it (fails)
 fi
 export DSH_CONFORMANCE_FINGERPRINT
+
+# Whether the @dsh/tool-bash-sandbox tests can run (bubblewrap and socat, and who runs them) is a fact of the
+# machine, not of the repository: it goes into that package's test task hash (turbo.json `env`), so a cached "did
+# not run" never stands in for a run on a machine that has bubblewrap, and the other way round.
+if command -v bwrap >/dev/null 2>&1; then
+  DSH_SANDBOX_FINGERPRINT="$(bwrap --version 2>&1 | head -n 1); socat $(command -v socat >/dev/null 2>&1 && echo found || echo absent); uid $(id -u)"
+else
+  DSH_SANDBOX_FINGERPRINT=absent # the sandbox tests are not declared (the summary says so); with CI=true they fail
+fi
+export DSH_SANDBOX_FINGERPRINT
 
 echo "== structure"
 node tooling/check-structure.mjs

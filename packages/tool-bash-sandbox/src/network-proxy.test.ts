@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NetworkProxy, isNetworkAllowed, isPrivateAddress, parseNetworkAllowEntry, type NetworkResolver } from './network-proxy.js'
-import { loadSandboxed, outputOf, requireBubblewrap } from './test-support.js'
+import { loadSandboxed, outputOf, describeInSandbox } from './test-support.js'
 
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-sbx-network-')))
 let server: Server
@@ -144,38 +144,39 @@ describe('NetworkProxy', () => {
   })
 })
 
-describe('the allow list in the sandbox', () => {
-  beforeAll(() => requireBubblewrap())
+describeInSandbox(() => {
+  describe('the allow list in the sandbox', () => {
 
-  it('reaches allowed hosts through the proxy, records denials in executorMeta, notes them, and has no direct route', async () => {
-    const workdir = join(scratch, 'work')
-    mkdirSync(workdir, { recursive: true })
-    const { bash, fiber } = await loadSandboxed({
-      cwd: workdir,
-      tempDir: scratch,
-      network: { allow: ['allowed.test', '127.0.0.1'], resolve },
-    })
-    try {
-      expect(bash.limits.policy).toContain('only for allowed.test, 127.0.0.1')
-      const allowed = await bash.run({ command: `curl -sS http://allowed.test:${port}/inside` })
-      expect(outputOf(allowed)).toContain(`host-server saw allowed.test:${port} /inside`)
-      expect(allowed.executorMeta).toEqual({ network: { allow: ['allowed.test', '127.0.0.1'], denials: [] } })
-      const denied = await bash.run({ command: 'curl -sS -f https://denied.test/ ; curl -sS -f http://other.test/' })
-      expect(denied.executorMeta).toEqual({
-        network: {
-          allow: ['allowed.test', '127.0.0.1'],
-          denials: [
-            { host: 'denied.test', port: 443, reason: 'not-allowed' },
-            { host: 'other.test', port: 80, reason: 'not-allowed' },
-          ],
-        },
+    it('reaches allowed hosts through the proxy, records denials in executorMeta, notes them, and has no direct route', async () => {
+      const workdir = join(scratch, 'work')
+      mkdirSync(workdir, { recursive: true })
+      const { bash, fiber } = await loadSandboxed({
+        cwd: workdir,
+        tempDir: scratch,
+        network: { allow: ['allowed.test', '127.0.0.1'], resolve },
       })
-      expect(denied.note).toMatch(/network policy refused denied\.test:443 \(not-allowed\), other\.test:80/)
-      const direct = await bash.run({ command: `curl -sS --noproxy '*' -m 5 http://127.0.0.1:${port}/direct` })
-      expect(direct.exitCode).not.toBe(0)
-      expect(outputOf(direct)).not.toContain('host-server saw')
-    } finally {
-      await fiber.dispose()
-    }
+      try {
+        expect(bash.limits.policy).toContain('only for allowed.test, 127.0.0.1')
+        const allowed = await bash.run({ command: `curl -sS http://allowed.test:${port}/inside` })
+        expect(outputOf(allowed)).toContain(`host-server saw allowed.test:${port} /inside`)
+        expect(allowed.executorMeta).toEqual({ network: { allow: ['allowed.test', '127.0.0.1'], denials: [] } })
+        const denied = await bash.run({ command: 'curl -sS -f https://denied.test/ ; curl -sS -f http://other.test/' })
+        expect(denied.executorMeta).toEqual({
+          network: {
+            allow: ['allowed.test', '127.0.0.1'],
+            denials: [
+              { host: 'denied.test', port: 443, reason: 'not-allowed' },
+              { host: 'other.test', port: 80, reason: 'not-allowed' },
+            ],
+          },
+        })
+        expect(denied.note).toMatch(/network policy refused denied\.test:443 \(not-allowed\), other\.test:80/)
+        const direct = await bash.run({ command: `curl -sS --noproxy '*' -m 5 http://127.0.0.1:${port}/direct` })
+        expect(direct.exitCode).not.toBe(0)
+        expect(outputOf(direct)).not.toContain('host-server saw')
+      } finally {
+        await fiber.dispose()
+      }
+    })
   })
 })

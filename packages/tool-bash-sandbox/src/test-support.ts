@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LocalBashExecutor, type BashExecutor, type LocalBashConfig } from '@dsh/tool-bash'
 import { Context, type Fiber } from 'cordis'
+import { beforeAll, describe } from 'vitest'
 import type { SandboxedBashConfig } from './sandbox-config.js'
 import { SandboxedBashExecutor } from './sandboxed-bash-executor.js'
 
@@ -14,17 +15,33 @@ import { SandboxedBashExecutor } from './sandboxed-bash-executor.js'
 export const NOBODY = 65534
 
 /**
- * Fails with the fix when bubblewrap is missing: these tests never skip (on CI, or anywhere: a silent no-op would
- * hide a broken sandbox). `.ci/run` installs it.
+ * The title of the suite every test that runs commands in a real bubblewrap sandbox sits under. The test command's
+ * summary (tooling/summarize-tests.mjs) looks for it: when none of these tests ran it says so on its closing lines,
+ * with the reason and the fix, and with `CI=true` that fails the run.
  */
-export function requireBubblewrap(): void {
-  const found = spawnSync('bwrap', ['--version'], { encoding: 'utf8' })
-  if (found.status !== 0) {
-    throw new Error(
-      'bubblewrap is not installed, so the sandbox tests cannot run (they do not skip). Fix: apt-get install -y bubblewrap socat ' +
-        '(as root; .ci/run does it on CI).',
-    )
+export const SANDBOX_SUITE_TITLE = 'in a bubblewrap sandbox'
+
+const bubblewrapFound = (): boolean => spawnSync('bwrap', ['--version'], { encoding: 'utf8' }).status === 0
+
+/** Fails with the fix when bubblewrap is missing (the suite's first hook, so every test in it fails with this). */
+function requireBubblewrap(): void {
+  if (!bubblewrapFound()) {
+    throw new Error('bubblewrap is not installed, so the sandbox tests cannot run. Fix: apt-get install -y bubblewrap socat (as root; .ci/run does it on CI).')
   }
+}
+
+/**
+ * Declares tests that need a real bubblewrap, under {@link SANDBOX_SUITE_TITLE}. With bubblewrap, or with
+ * `CI=true` (where a missing sandbox must fail the run: every test then fails naming the fix), they run. Without
+ * bubblewrap elsewhere they are not declared at all (never skipped), and the summary line of the test command says
+ * that they did not run and why.
+ */
+export function describeInSandbox(declare: () => void): void {
+  if (!bubblewrapFound() && process.env['CI'] !== 'true') return
+  describe(SANDBOX_SUITE_TITLE, () => {
+    beforeAll(() => requireBubblewrap())
+    declare()
+  })
 }
 
 /** Everything one run of the escape matrix works with: directories owned by the run's uid, host-side targets. */

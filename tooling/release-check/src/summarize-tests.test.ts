@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { conformanceMissingNote, conformanceSuiteTitle, summarize, testedPackages } from '../../summarize-tests.mjs'
+import { conformanceMissingNote, conformanceSuiteTitle, sandboxMissingNote, sandboxSuiteTitle, summarize, testedPackages } from '../../summarize-tests.mjs'
 
 const root = join(import.meta.dirname, '..', '..', '..')
 
@@ -139,6 +139,24 @@ describe('summarize', () => {
     const ci = summarize({ packages, ci: true })
     expect(ci.ok).toBe(false)
     expect(ci.problems).toEqual(['CI is "true" and the JSON Schema Test Suite conformance groups did not run'])
+  })
+
+  it('counts the sandbox tests, and when none ran says so with the fix, failing for it only in CI', () => {
+    const inSandbox: Assertion = { ancestorTitles: [sandboxSuiteTitle, 'the escape matrix'], fullName: 'blocks a remount', status: 'passed' }
+    const pure = passing('profile argv')
+    const sandbox = (tests: Assertion[]) => pkg('packages/tool-bash-sandbox', report([file('packages/tool-bash-sandbox/src/x.test.ts', tests)]))
+    const ran = summarize({ packages: [sandbox([pure, inSandbox, inSandbox]), conformanceRun(1)], ci: true })
+    expect(ran.ok).toBe(true)
+    expect(ran.lines.slice(-2)).toEqual(['sandbox: 2 tests ran in a bubblewrap sandbox', '5 passed, 0 failed'])
+    const local = summarize({ packages: [sandbox([pure]), conformanceRun(1)], ci: false })
+    expect(local.ok).toBe(true)
+    expect(local.lines.slice(-2)).toEqual([sandboxMissingNote, '3 passed, 0 failed'])
+    expect(sandboxMissingNote).toContain('apt-get install -y bubblewrap socat')
+    const ci = summarize({ packages: [sandbox([pure]), conformanceRun(1)], ci: true })
+    expect(ci.problems).toEqual(['CI is "true" and the bubblewrap sandbox tests did not run'])
+    // A sandbox-titled test in another package does not count for the sandbox package.
+    const elsewhere = summarize({ packages: [sandbox([pure]), pkg('packages/a', report([file('packages/a/src/a.test.ts', [inSandbox])])), conformanceRun(1)], ci: true })
+    expect(elsewhere.ok).toBe(false)
   })
 })
 

@@ -16,7 +16,7 @@ import {
   openMatrixHost,
   outputOf,
   processesWith,
-  requireBubblewrap,
+  describeInSandbox,
   runAs,
   type LoadedExecutor,
   type MatrixHost,
@@ -267,95 +267,96 @@ async function attempt(loaded: LoadedExecutor, host: MatrixHost, entry: Attempt)
   }
 }
 
-beforeAll(() => requireBubblewrap())
 
-for (const uid of [0, NOBODY]) {
-  describe(`the escape matrix, commands as ${uid === 0 ? 'root' : 'nobody (uid 65534)'}`, () => {
-    let host: MatrixHost
-    let sandboxed: LoadedExecutor
-    let local: LoadedExecutor
+describeInSandbox(() => {
+  for (const uid of [0, NOBODY]) {
+    describe(`the escape matrix, commands as ${uid === 0 ? 'root' : 'nobody (uid 65534)'}`, () => {
+      let host: MatrixHost
+      let sandboxed: LoadedExecutor
+      let local: LoadedExecutor
 
-    beforeAll(async () => {
-      host = await openMatrixHost(uid)
-      mkdirSync(join(host.base, 'ro'))
-      const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', join(host.base, 'ro')])
-      if (mounted.status !== 0) throw new Error(`could not mount the test tmpfs: ${mounted.stderr}`)
-      const tempDir = join(host.base, 'priv')
-      mkdirSync(tempDir)
-      sandboxed = await loadSandboxed({
-        cwd: host.workdir,
-        tempDir,
-        hiddenPaths: [host.secrets],
-        // The test process is root and its home (/root, 0700) is out of nobody's reach anyway; a real non-root
-        // caller runs the executor as itself, so the default secrets are under a home it can reach.
-        hideDefaultSecrets: uid === 0,
-        bwrap: host.asUid('/usr/bin/bwrap'),
-      })
-      local = await loadLocal({ cwd: host.workdir, tempDir, shell: host.asUid('/usr/bin/bash') })
-    })
-
-    afterAll(async () => {
-      await sandboxed?.fiber.dispose()
-      await local?.fiber.dispose()
-      spawnSync('umount', [join(host.base, 'ro')])
-      await host?.close()
-    })
-
-    for (const entry of ATTEMPTS) {
-      const controlled = entry.control(uid)
-      it(`${entry.name}: blocked in the sandbox${controlled ? ', escapes the local executor' : ''}`, async () => {
-        const sandbox = await attempt(sandboxed, host, entry)
-        expect(sandbox.escaped, `escaped the sandbox; output:\n${sandbox.output}`).toBe(false)
-        if (controlled) {
-          const control = await attempt(local, host, entry)
-          expect(control.escaped, `the control did not escape, so this test cannot see an escape; output:\n${control.output}`).toBe(true)
-        }
-      })
-    }
-
-    if (uid !== 0) {
-      // RLIMIT_NPROC binds the sandbox user; the kernel exempts uid 0, so root callers rely on the timeout (see the docs).
-      it('a fork bomb stays under maxProcesses in the sandbox, and is not bounded under the local executor', async () => {
-        const limited = await loadSandboxed({
+      beforeAll(async () => {
+        host = await openMatrixHost(uid)
+        mkdirSync(join(host.base, 'ro'))
+        const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', join(host.base, 'ro')])
+        if (mounted.status !== 0) throw new Error(`could not mount the test tmpfs: ${mounted.stderr}`)
+        const tempDir = join(host.base, 'priv')
+        mkdirSync(tempDir)
+        sandboxed = await loadSandboxed({
           cwd: host.workdir,
-          tempDir: join(host.base, 'priv'),
-          hideDefaultSecrets: false,
+          tempDir,
+          hiddenPaths: [host.secrets],
+          // The test process is root and its home (/root, 0700) is out of nobody's reach anyway; a real non-root
+          // caller runs the executor as itself, so the default secrets are under a home it can reach.
+          hideDefaultSecrets: uid === 0,
           bwrap: host.asUid('/usr/bin/bwrap'),
-          maxProcesses: 40,
         })
-        try {
-          const spawned = async (executor: LoadedExecutor): Promise<number> => {
-            const token = nonce()
-            const task = await executor.bash.start({
-              command: `for i in $(seq 1 120); do /usr/bin/sleep ${token} & done 2>/dev/null; wait`,
-              timeoutMs: 60_000,
-            })
-            let most = 0
-            const until = Date.now() + 4_000
-            while (Date.now() < until) {
-              most = Math.max(most, processesWith(token).length)
-              if (most >= 120) break
-              await pause(100)
-            }
-            await task.kill()
-            killAll(processesWith(token))
-            return most
-          }
-          const inSandbox = await spawned(limited)
-          expect(inSandbox).toBeGreaterThan(0) // the count sees the sandbox's processes
-          expect(inSandbox).toBeLessThanOrEqual(40)
-          expect(await spawned(local)).toBe(120)
-        } finally {
-          await limited.fiber.dispose()
-        }
+        local = await loadLocal({ cwd: host.workdir, tempDir, shell: host.asUid('/usr/bin/bash') })
       })
-    }
 
-    it('leaves no mount point stub behind where it covered a missing .git', async () => {
-      runAs(uid, 'mkdir -p stubless', host.workdir)
-      const result = await sandboxed.bash.run({ command: 'git init -q 2>&1; ls -A', cwd: join(host.workdir, 'stubless') })
-      expect(outputOf(result)).toContain('Read-only file system')
-      expect(existsSync(join(host.workdir, 'stubless/.git'))).toBe(false)
+      afterAll(async () => {
+        await sandboxed?.fiber.dispose()
+        await local?.fiber.dispose()
+        spawnSync('umount', [join(host.base, 'ro')])
+        await host?.close()
+      })
+
+      for (const entry of ATTEMPTS) {
+        const controlled = entry.control(uid)
+        it(`${entry.name}: blocked in the sandbox${controlled ? ', escapes the local executor' : ''}`, async () => {
+          const sandbox = await attempt(sandboxed, host, entry)
+          expect(sandbox.escaped, `escaped the sandbox; output:\n${sandbox.output}`).toBe(false)
+          if (controlled) {
+            const control = await attempt(local, host, entry)
+            expect(control.escaped, `the control did not escape, so this test cannot see an escape; output:\n${control.output}`).toBe(true)
+          }
+        })
+      }
+
+      if (uid !== 0) {
+        // RLIMIT_NPROC binds the sandbox user; the kernel exempts uid 0, so root callers rely on the timeout (see the docs).
+        it('a fork bomb stays under maxProcesses in the sandbox, and is not bounded under the local executor', async () => {
+          const limited = await loadSandboxed({
+            cwd: host.workdir,
+            tempDir: join(host.base, 'priv'),
+            hideDefaultSecrets: false,
+            bwrap: host.asUid('/usr/bin/bwrap'),
+            maxProcesses: 40,
+          })
+          try {
+            const spawned = async (executor: LoadedExecutor): Promise<number> => {
+              const token = nonce()
+              const task = await executor.bash.start({
+                command: `for i in $(seq 1 120); do /usr/bin/sleep ${token} & done 2>/dev/null; wait`,
+                timeoutMs: 60_000,
+              })
+              let most = 0
+              const until = Date.now() + 4_000
+              while (Date.now() < until) {
+                most = Math.max(most, processesWith(token).length)
+                if (most >= 120) break
+                await pause(100)
+              }
+              await task.kill()
+              killAll(processesWith(token))
+              return most
+            }
+            const inSandbox = await spawned(limited)
+            expect(inSandbox).toBeGreaterThan(0) // the count sees the sandbox's processes
+            expect(inSandbox).toBeLessThanOrEqual(40)
+            expect(await spawned(local)).toBe(120)
+          } finally {
+            await limited.fiber.dispose()
+          }
+        })
+      }
+
+      it('leaves no mount point stub behind where it covered a missing .git', async () => {
+        runAs(uid, 'mkdir -p stubless', host.workdir)
+        const result = await sandboxed.bash.run({ command: 'git init -q 2>&1; ls -A', cwd: join(host.workdir, 'stubless') })
+        expect(outputOf(result)).toContain('Read-only file system')
+        expect(existsSync(join(host.workdir, 'stubless/.git'))).toBe(false)
+      })
     })
-  })
-}
+  }
+})
