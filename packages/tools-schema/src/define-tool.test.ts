@@ -329,6 +329,17 @@ describe('execute', () => {
     )
   })
 
+  test('content form: a structuredContent is refused (the canonical value comes from a declared, validated output)', async () => {
+    const tool = defineTool({ ...minimal, execute: () => ({ content: [], structuredContent: { unchecked: true } }) as never })
+    const error = await tool.execute({}, execution('noop', {})).then(
+      () => undefined,
+      (thrown: unknown) => thrown as ToolOutputError,
+    )
+    expect(error?.code).toBe('INVALID_TOOL_OUTPUT')
+    expect(error?.violations[0]).toMatchObject({ path: 'structuredContent' })
+    expect(error?.message).toContain('declare output')
+  })
+
   test('invoke validates arguments too, and returns { content, meta } in the content form', async () => {
     const tool = defineTool({ ...servers, execute: () => ({ content: [{ type: 'text', text: 'ok' }], meta: 1 }) })
     await expect(tool.invoke({ servers: [] }, execution('connect', {}))).resolves.toEqual({

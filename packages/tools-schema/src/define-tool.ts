@@ -37,18 +37,11 @@ export const MAX_TIMEOUT_MS = 2_147_483_647
 export type MaybePromise<T> = T | Promise<T>
 
 /**
- * What a tool body without `output` returns: content blocks, a string (one text block), or `{ content, meta }`.
- * (A `structuredContent` comes only from a declared `output`, where it is validated.)
+ * What a tool body without `output` returns: content blocks, a string (one text block), or `{ content, meta }`
+ * (`meta`: the replayable presentation payload, lossless JSON). A `structuredContent` comes only from a declared
+ * `output`, where it is validated; a body without `output` that returns one gets `INVALID_TOOL_OUTPUT`.
  */
-export type ToolContentReturn = ContentBlock[] | string | ToolContentObject
-
-/** The object form of {@link ToolContentReturn}. */
-export interface ToolContentObject {
-  /** The model-facing content. */
-  content: ContentBlock[]
-  /** The replayable presentation payload for `presentResult` and the session log; must be lossless JSON. */
-  meta?: unknown
-}
+export type ToolContentReturn = ContentBlock[] | string | { content: ContentBlock[]; meta?: unknown }
 
 /**
  * A completed call as a typed `presentResult` sees it, with `output`: the replayable projections only. `meta` is
@@ -193,9 +186,10 @@ function contentOf(value: unknown, forms = ' or a string'): ContentBlock[] | Vio
  * array, a string, a value that cannot be read, which `contentOf` then reports). A `meta` inherited from a
  * polluted prototype is not the body's.
  */
-function contentParts(value: unknown): { readonly content: unknown; readonly meta: unknown } | undefined {
+function contentParts(value: unknown): { readonly content: unknown; readonly meta: unknown; readonly value: unknown } | undefined {
   const own = readOwnObject(value)
-  return own.entries === undefined ? undefined : { content: own.entries.get('content'), meta: own.entries.get('meta') }
+  if (own.entries === undefined) return undefined
+  return { content: own.entries.get('content'), meta: own.entries.get('meta'), value: own.entries.get('structuredContent') }
 }
 
 /** Checks one definition field, recording a problem when it is wrong. */
@@ -399,6 +393,10 @@ function buildTool(
     const returned = await run(args, exec)
     const parts = contentParts(returned)
     if (parts !== undefined) {
+      if (parts.value !== undefined) {
+        const message = 'structuredContent comes from a declared output: declare output: { schema, render } and return the value itself'
+        throw invalidOutput([{ path: 'structuredContent', segments: ['structuredContent'], keyword: 'type', message }])
+      }
       const content = contentOf(parts.content)
       if (!Array.isArray(content)) {
         throw invalidOutput([{ ...content, path: `content${content.path}`, segments: ['content', ...content.segments] }])
