@@ -200,7 +200,9 @@ export interface ToolRestriction {
 
 /**
  * Final, deny-only pre-dispatch policy. Return a reason to deny, `undefined` to keep the waterfall's decision.
- * It has no allow result, so nothing after it can undo a denial.
+ * It has no allow result, so nothing after it can undo a denial. Guards run after the whole `tools/pre-execute`
+ * waterfall and before any approval request (nobody is asked about a call a guard denies), and once more after an
+ * approval is granted; keep them pure and synchronous.
  */
 export type ToolGuard = (execution: Readonly<ToolExecution>) => string | undefined
 
