@@ -28,20 +28,35 @@ const writeFile: ToolDefinition = {
 }
 
 describe('demo policy', () => {
-  it('denies destructive commands with a guard, before the tool runs', async () => {
-    await using t = await createToolContext({ plugins: [demoPolicy] })
+  it('denies destructive commands with a guard, before the tool runs and before anyone is asked', async () => {
+    const agent = createTestAgent('cleaner')
+    const decide = vi.fn().mockResolvedValue({ outcome: 'allowed-once' })
+    await using t = await createToolContext({ plugins: [demoPolicy, [DemoApproval, { decide }]] })
     const ran: string[] = []
     t.tools.register(fakeBash(ran))
-    const denied = await t.tools.execute({ callId: 'c1', name: 'bash', arguments: { command: 'rm -rf /' } })
+    const denied = await t.tools.execute({ callId: 'c1', name: 'bash', arguments: { command: 'rm -rf /' }, agent })
     expect(denied).toEqual({
       callId: 'c1',
       isError: true,
       error: { name: 'ToolDeniedError', code: 'GUARD_DENIED' },
       content: [{ type: 'text', text: 'The call to "bash" was denied by a guard: "rm -rf /" would delete the whole file system' }],
     })
-    const allowed = await t.tools.execute({ callId: 'c2', name: 'bash', arguments: { command: 'rm -rf build' } })
+    // The policy asks about deleting commands, but the guard's denial came first: nobody was asked.
+    expect(decide).not.toHaveBeenCalled()
+    const allowed = await t.tools.execute({ callId: 'c2', name: 'bash', arguments: { command: 'rm -rf build' }, agent })
     expect(allowed.isError).toBe(false)
+    expect(decide).toHaveBeenCalledTimes(1)
+    expect(decide).toHaveBeenLastCalledWith(expect.objectContaining({ reason: 'it deletes files' }))
     expect(ran).toEqual(['rm -rf build'])
+  })
+
+  it('does not ask about commands that delete nothing', async () => {
+    await using t = await createToolContext({ plugins: [demoPolicy] })
+    t.tools.register(fakeBash([]))
+    for (const command of ['grep -rn rm notes.md', 'ls', 'echo farm']) {
+      expect((await t.tools.execute({ callId: 'c1', name: 'bash', arguments: { command } })).isError).toBe(false)
+    }
+    expect((await t.tools.execute({ callId: 'c2', name: 'bash', arguments: { command: 'cd build && rm a.o' } })).error?.code).toBe('APPROVAL_NO_AGENT')
   })
 
   it('no pre-execute listener can undo the guard', async () => {
@@ -75,38 +90,62 @@ describe('demo policy', () => {
     expect(result.error?.code).toBe('APPROVAL_NO_SERVICE')
   })
 
-  it('blocks a result holding a credential, and leaves a note for the next request', async () => {
+  it('regression: redacts a credential from content, meta and structuredContent; it is nowhere in the result or the log', async () => {
     await using t = await createToolContext({ plugins: [demoPolicy] })
+    const secret = 'sk-demo-123456789abcdef0'
+    const leaky: ToolDefinition = {
+      name: 'read_config',
+      description: 'Reads a configuration file.',
+      parameters: { type: 'object' },
+      async execute() {
+        return {
+          content: [{ type: 'text', text: `API_TOKEN=${secret}\nLOG_LEVEL=debug\n` }],
+          meta: { preview: `API_TOKEN=${secret}` },
+          structuredContent: { entries: { API_TOKEN: secret, LOG_LEVEL: 'debug' } },
+        }
+      },
+    }
+    t.tools.register(leaky)
     t.tools.register(fakeBash([]))
     const session = await runScriptedSession(t.tools, [
       [
-        { id: 'c1', name: 'bash', arguments: { command: 'cat .env', print: 'API_TOKEN=sk-demo-123456\n' } },
+        { id: 'c1', name: 'read_config', arguments: {} },
         { id: 'c2', name: 'bash', arguments: { command: 'cat README', print: 'hello' } },
       ],
     ])
-    const [blocked, fine] = session.steps[0]?.results ?? []
-    expect(blocked).toMatchObject({
-      isError: true,
-      error: { name: 'PostExecuteBlockedError', code: 'POST_EXECUTE_BLOCKED' },
-      content: [
-        {
-          type: 'text',
-          text:
-            'The output of "bash" was withheld: it contains an assignment to API_TOKEN (API_TOKEN=sk-…). ' +
-            'Secrets must not enter the conversation; ask the user if the task needs one.',
-        },
-      ],
+    const [redacted, fine] = session.steps[0]?.results ?? []
+    expect(redacted).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'API_TOKEN=[redacted]\nLOG_LEVEL=debug\n' }],
+      meta: { preview: 'API_TOKEN=[redacted]' },
+      structuredContent: { entries: { API_TOKEN: '[redacted]', LOG_LEVEL: 'debug' } },
     })
-    expect(JSON.stringify(blocked)).not.toContain('sk-demo-123456')
+    expect(JSON.stringify(redacted)).not.toContain(secret)
+    expect(JSON.stringify(session.log)).not.toContain(secret)
     expect(fine).toMatchObject({ isError: false, content: [{ type: 'text', text: 'hello' }] })
     expect(session.steps[0]?.context).toMatchObject([
       {
         type: 'context/message',
         callId: 'c1',
         source: 'demo-policy',
-        content: [{ type: 'text', text: 'Files such as .env hold credentials: do not print them.' }],
+        content: [
+          { type: 'text', text: 'A result held an assignment to API_TOKEN; it was redacted. Files such as .env hold credentials: do not print them.' },
+        ],
       },
     ])
+  })
+
+  it('redacts a secret that only the canonical value holds', async () => {
+    await using t = await createToolContext({ plugins: [demoPolicy] })
+    t.tools.register({
+      name: 'lookup',
+      description: 'Looks a key up.',
+      parameters: { type: 'object' },
+      execute: async () => ({ content: [{ type: 'text', text: 'found it' }], structuredContent: { key: 'ghp_abcdefghijklmnopqrstuvwxyz0123' } }),
+    })
+    const result = await t.tools.execute({ callId: 'c1', name: 'lookup', arguments: {} })
+    expect(result.structuredContent).toEqual({ key: '[redacted]' })
+    expect(result.content).toEqual([{ type: 'text', text: 'found it' }])
   })
 
   it('leaves nothing behind when the plugin is unloaded', async () => {

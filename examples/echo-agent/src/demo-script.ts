@@ -5,7 +5,7 @@ import type { DemoCall, DemoStep } from './demo-model.js'
 export const INITIAL_NOTES = '# Notes\n\n- TODO: try the echo agent\n- read the cookbook\n'
 /** The notes after the model's edit. */
 export const EDITED_NOTES = '# Notes\n\n- DONE: try the echo agent\n- read the cookbook\n- write a tool of my own\n'
-/** A fake credential in the workspace's `.env`, for the post-execute policy to catch. */
+/** A fake credential in the workspace's `.env`, for the post-execute policy to redact. */
 export const FAKE_ENV = 'API_TOKEN=sk-demo-4f9c2a7e1b3d5f60\nLOG_LEVEL=debug\n'
 /** The file the dev server script creates once it has printed its first line. */
 export const SERVER_READY_FILE = '.server-ready'
@@ -101,7 +101,7 @@ export function demoSteps(options: DemoScriptOptions): DemoStep[] {
     },
     {
       say: 'Let me check the configuration.',
-      calls: [{ name: 'bash', arguments: { command: 'cat .env' }, expect: 'POST_EXECUTE_BLOCKED' }],
+      calls: [{ name: 'bash', arguments: { command: 'cat .env' }, expect: 'ok' }],
     },
     {
       say: 'The workspace is cluttered. I will clean up everything.',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { findCredential } from './find-credential.js'
+import { findCredential, redactCredentials, redactJson } from './find-credential.js'
 
 describe('findCredential', () => {
   it.each([
@@ -21,5 +21,23 @@ describe('findCredential', () => {
   it('never shows more than four characters of the secret', () => {
     const finding = findCredential('MY_SECRET=abcdefghijklmnopqrstuvwxyz')
     expect(finding?.sample).toBe('MY_SECRET=abcd…')
+  })
+})
+
+describe('redactCredentials and redactJson', () => {
+  it('replaces every secret and keeps the rest of the text', () => {
+    expect(redactCredentials('API_TOKEN=sk-demo-4f9c2a7e1b3d5f60\nLOG_LEVEL=debug\nkey sk-abcdefghijklmnopqrstuv')).toBe(
+      'API_TOKEN=[redacted]\nLOG_LEVEL=debug\nkey [redacted]',
+    )
+  })
+
+  it('redacts every string of a JSON value, keys included, and leaves what findCredential cannot find', () => {
+    const value = { text: 'API_TOKEN=sk-demo-4f9c2a7e1b3d5f60', list: ['ghp_abcdefghijklmnopqrstuvwxyz0123', 3], 'sk-abcdefghijklmnopqrstuv': null }
+    const redacted = redactJson(value)
+    expect(redacted).toEqual({ text: 'API_TOKEN=[redacted]', list: ['[redacted]', 3], '[redacted]': null })
+    for (const secret of ['sk-demo-4f9c2a7e1b3d5f60', 'ghp_abcdefghijklmnopqrstuvwxyz0123', 'sk-abcdefghijklmnopqrstuv']) {
+      expect(JSON.stringify(redacted)).not.toContain(secret)
+    }
+    expect(redactJson(undefined)).toBeUndefined()
   })
 })

@@ -33,3 +33,30 @@ export function findCredential(text: string): CredentialFinding | undefined {
   }
   return undefined
 }
+
+/** What stands where a secret was. */
+export const REDACTED = '[redacted]'
+
+const globalPatterns: readonly RegExp[] = PATTERNS.map(({ pattern }) => new RegExp(pattern.source, 'g'))
+const globalAssignment = new RegExp(ASSIGNMENT.source, 'g')
+
+/** `text` with every credential {@link findCredential} would find replaced by {@link REDACTED} (names of assignments kept). */
+export function redactCredentials(text: string): string {
+  let redacted = text.replace(globalAssignment, (match: string, _name: string, secret: string) => match.replace(secret, REDACTED))
+  for (const pattern of globalPatterns) redacted = redacted.replace(pattern, REDACTED)
+  return redacted
+}
+
+/**
+ * A JSON value with {@link redactCredentials} applied to every string in it (object keys included), as a fresh
+ * value; `undefined` stays `undefined`. A post-execute policy applies it to a result's `content`, `meta` and
+ * `structuredContent` alike: a secret redacted from the content alone would still be in the others.
+ */
+export function redactJson<T>(value: T): T {
+  if (typeof value === 'string') return redactCredentials(value) as T
+  if (Array.isArray(value)) return value.map((item: unknown) => redactJson(item)) as T
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactCredentials(key), redactJson(item)])) as T
+  }
+  return value
+}

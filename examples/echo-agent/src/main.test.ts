@@ -4,6 +4,10 @@ import { join } from 'node:path'
 import type { SessionEvent } from '@dsh/tools-testing'
 import { formatSessionLog } from '@dsh/tools-testing'
 import { describe, expect, it } from 'vitest'
+import { FAKE_ENV } from './demo-script.js'
+
+/** The secret in the demo workspace's `.env`. */
+const FAKE_SECRET = /API_TOKEN=(\S+)/.exec(FAKE_ENV)?.[1] ?? 'missing'
 
 const packageDir = join(import.meta.dirname, '..')
 /** Each run starts node with tsx and runs real commands: generous, so a loaded machine does not fail it. */
@@ -74,13 +78,17 @@ describe('the demo, as `npm run demo` runs it', () => {
       'call_4a read_file UNKNOWN_TOOL',
       'call_5a bash ok',
       'call_6a write_file ok',
-      'call_7a bash POST_EXECUTE_BLOCKED',
+      'call_7a bash ok',
       'call_8a bash GUARD_DENIED',
       'call_9a search_archive TOOL_TIMEOUT',
       'call_10a bash ok',
       'call_11a bash_output ok',
       'call_12a bash_kill ok',
     ])
+    // The redacted credential is nowhere in the event stream, and no canonical value (structuredContent) is persisted.
+    expect(run.stdout).not.toContain(FAKE_SECRET)
+    expect(run.stdout).toContain('API_TOKEN=[redacted]')
+    expect(events.some((event) => event.type === 'tool/result' && 'structuredContent' in event.result)).toBe(false)
     const workspace = workspaceOf(run.stdout)
     await expect(mask(`${formatSessionLog(events)}\n`, workspace)).toMatchFileSnapshot('__snapshots__/demo-session-log.txt')
   }, RUN_TIMEOUT_MS)

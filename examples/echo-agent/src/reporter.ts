@@ -67,6 +67,8 @@ export function createTextReporter(options: TextReporterOptions): DemoReporter {
   const paint = (tone: Tone, text: string): string => (color ? `${SGR[tone][0]}${text}${SGR[tone][1]}` : text)
   const calls = new Map<string, { readonly arguments: unknown; readonly view: ToolCallView }>()
   const codes: string[] = []
+  /** The calls the approval service was asked about. */
+  const asked = new Set<string>()
   let results = 0
 
   return {
@@ -102,6 +104,8 @@ export function createTextReporter(options: TextReporterOptions): DemoReporter {
             const code = result.error?.code ?? 'TOOL_FAILED'
             codes.push(code)
             write(`  ${paint('yellow', `↳ ${code}`)}${paint('dim', result.error === undefined ? '' : ` (${result.error.name})`)}`)
+            // Guards run before any approval request: a call a guard denies is never put to a person.
+            if (code === 'GUARD_DENIED' && !asked.has(event.callId)) write(paint('cyan', '? approval: nobody was asked (the guard denied the call first)'))
           }
           results += 1
           break
@@ -114,6 +118,7 @@ export function createTextReporter(options: TextReporterOptions): DemoReporter {
       }
     },
     approval(request, outcome) {
+      asked.add(request.execution.callId)
       const answer = outcome.outcome === 'allowed-once' ? 'approved once' : outcome.outcome
       write(paint('cyan', `? approval: ${request.tool.name}, because ${request.reason ?? 'a policy asked'} → ${answer}`))
     },

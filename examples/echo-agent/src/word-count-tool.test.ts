@@ -10,14 +10,15 @@ function exec(args: unknown) {
 }
 
 describe('word_count', () => {
-  it('returns the value in meta and the rendered text as content', async () => {
+  it('returns the value as structuredContent, the card payload as meta and the rendered text as content', async () => {
     await using t = await createToolContext({ plugins: [wordCountPlugin] })
     const result = await t.tools.execute({ callId: 'c1', name: 'word_count', arguments: { text: 'A rose is a rose is a rose.', top: 2 } })
     expect(result).toEqual({
       callId: 'c1',
       isError: false,
       content: [{ type: 'text', text: '8 words, 27 characters; longest: rose; most frequent: a (3), rose (3)' }],
-      meta: { words: 8, characters: 27, longest: 'rose', frequent: [{ word: 'a', count: 3 }, { word: 'rose', count: 3 }] },
+      meta: { words: 8, characters: 27, frequent: [{ word: 'a', count: 3 }, { word: 'rose', count: 3 }] },
+      structuredContent: { words: 8, characters: 27, longest: 'rose', frequent: [{ word: 'a', count: 3 }, { word: 'rose', count: 3 }] },
     })
   })
 
@@ -26,8 +27,8 @@ describe('word_count', () => {
     expect(value).toEqual({ words: 0, characters: 3, longest: null, frequent: [] })
   })
 
-  it('presents the result from its typed value, and falls back when a replayed value does not match', () => {
-    const meta = { words: 2, characters: 7, longest: 'hello', frequent: [{ word: 'hello', count: 1 }] }
+  it('presents the result from its typed meta, and falls back when a replayed meta does not match', () => {
+    const meta = { words: 2, characters: 7, frequent: [{ word: 'hello', count: 1 }] }
     expect(wordCountTool.presentResult?.({ text: 'hello x' }, { content: [], isError: false, meta })).toEqual({
       card: 'generic',
       title: '2 words, 7 characters',

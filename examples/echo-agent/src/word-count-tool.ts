@@ -8,8 +8,10 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu
 /**
  * The `word_count` tool: a tool with an `output` schema. Its body returns a JSON value instead of content; the
  * value is validated against `output.schema` (a body that returns something else is `INVALID_TOOL_OUTPUT`, a bug
- * in the tool), `output.render` turns it into the text the model reads, and the validated value travels in the
- * result's `meta`, where `presentResult` (typed) and programmatic callers read it without parsing text.
+ * in the tool), `output.render` turns it into the text the model reads, and the validated value travels as the
+ * result's `structuredContent`, where programmatic callers read it without parsing text (it is not persisted in the
+ * session log). `output.presentationMeta` derives the replayable payload `presentResult` (typed) reads: the result's
+ * `meta`.
  */
 export const wordCountTool = defineTool({
   name: 'word_count',
@@ -40,6 +42,8 @@ export const wordCountTool = defineTool({
     render: (_args, value) =>
       `${value.words} words, ${value.characters} characters; longest: ${value.longest ?? '(none)'}; ` +
       `most frequent: ${value.frequent.map((entry) => `${entry.word} (${entry.count})`).join(', ') || '(none)'}`,
+    // What the card needs on replay: the counts, not the longest word.
+    presentationMeta: (_args, value) => ({ words: value.words, characters: value.characters, frequent: value.frequent }),
   },
   concurrencySafe: true,
   execute(args) {
@@ -55,9 +59,9 @@ export const wordCountTool = defineTool({
   },
   presentCall: (args) => genericCall({ title: `Count the words of a ${[...args.text].length}-character text`, kind: 'read' }),
   presentResult: (_args, result) => {
-    // result.meta is typed from output.schema (and left out when a replayed value no longer matches it).
+    // result.meta is typed from output.presentationMeta; a replayed log may hold an older shape, so check it.
     const value = result.meta
-    if (value === undefined) return undefined
+    if (value === undefined || !Array.isArray(value.frequent)) return undefined
     const table = value.frequent.map((entry) => `${String(entry.count).padStart(3)}  ${entry.word}`).join('\n')
     return genericResult({
       title: `${value.words} words, ${value.characters} characters`,

@@ -29,6 +29,7 @@ describe('write_file', () => {
       isError: false,
       content: [{ type: 'text', text: 'Created a.txt (2 lines).' }],
       meta: { path: 'a.txt', absolutePath: join(root, 'a.txt'), oldText: null, newText: 'one\ntwo\n' },
+      structuredContent: { path: 'a.txt', absolutePath: join(root, 'a.txt'), oldText: null, newText: 'one\ntwo\n' },
     })
     expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe('one\ntwo\n')
   })

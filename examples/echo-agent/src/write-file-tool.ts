@@ -28,8 +28,9 @@ function lexicalTarget(root: string, path: string): string | undefined {
 
 /**
  * Builds the `write_file` tool for a workspace. It has an `output` schema whose value carries the file's text
- * before and after, so `presentResult` can show a diff card without reading the disk (presenters are pure: a UI
- * calls them again when it replays the session). The pending card is generic: before the call runs, nobody knows
+ * before and after; `output.presentationMeta` keeps them in the result's `meta`, so `presentResult` can show a diff
+ * card without reading the disk (presenters are pure: a UI calls them again when it replays the session, from
+ * `content` and `meta` only). The pending card is generic: before the call runs, nobody knows
  * the old text.
  */
 export function createWriteFileTool(config: WriteFileConfig) {
@@ -58,6 +59,7 @@ export function createWriteFileTool(config: WriteFileConfig) {
         if (status === 'unchanged') return `${value.path} already had this content; nothing changed.`
         return `Updated ${value.path}: ${lines(additions)} added, ${deletions} removed.`
       },
+      presentationMeta: (_args, value) => ({ path: value.path, absolutePath: value.absolutePath, oldText: value.oldText, newText: value.newText }),
     },
     async execute(args, exec) {
       const lexical = lexicalTarget(root, args.path)

@@ -1,7 +1,11 @@
 import type { Agent } from './agent.js'
 import type { ToolExecution, ToolSchema } from './tool.js'
 
-/** What the pipeline asks an approval service when a `tools/pre-execute` listener decided `ask`. */
+/**
+ * What the pipeline asks an approval service when a `tools/pre-execute` listener decided `ask`. It is only asked
+ * about calls that can run: the tool exists, its arguments validate (for a tool with a validation hook), and the
+ * guards passed; after `allowed-once` the guards run once more before the dispatch.
+ */
 export interface ToolApprovalRequest {
   /** The call, with its frozen identity. */
   readonly execution: Readonly<ToolExecution>

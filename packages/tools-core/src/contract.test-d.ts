@@ -8,6 +8,7 @@ import type {
   PostToolDecision,
   PreToolDecision,
   ReadonlyJsonValue,
+  ToolArgumentsCheck,
   ToolApprovalOutcome,
   ToolCallView,
   ToolDefinition,
@@ -55,6 +56,26 @@ describe('contract types', () => {
     expectTypeOf<{ kind: 'block' }>().not.toExtend<PostToolDecision>()
     expectTypeOf<{ kind: 'accept' }>().toExtend<PostToolDecision>()
     expectTypeOf<ToolApprovalOutcome['outcome']>().toEqualTypeOf<'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'>()
+  })
+
+  it('post-execute accept may replace or drop content, meta and structuredContent; block has only feedback', () => {
+    expectTypeOf<{ kind: 'accept'; meta: undefined; structuredContent: undefined; content: undefined }>().toExtend<PostToolDecision>()
+    expectTypeOf<{ kind: 'accept'; meta: { path: string }; structuredContent: [1] }>().toExtend<PostToolDecision>()
+    expectTypeOf<Extract<PostToolDecision, { kind: 'block' }>>().not.toHaveProperty('meta')
+  })
+
+  it('results carry the canonical value apart from the replayable projections', () => {
+    expectTypeOf<ToolExecutionResult>().toHaveProperty('structuredContent')
+    expectTypeOf<ToolExecutionResult>().toHaveProperty('meta')
+    // presentResult sees only what a replayed log holds.
+    expectTypeOf<Parameters<NonNullable<ToolDefinition['presentResult']>>[1]>().not.toHaveProperty('structuredContent')
+  })
+
+  it('the validation hook is an optional, synchronous, typed check on the definition', () => {
+    expectTypeOf<NonNullable<ToolDefinition['validateArguments']>>().returns.toEqualTypeOf<ToolArgumentsCheck>()
+    expectTypeOf<{ ok: true }>().toExtend<ToolArgumentsCheck>()
+    expectTypeOf<{ ok: false }>().not.toExtend<ToolArgumentsCheck>()
+    expectTypeOf<{ ok: false; message: string }>().toExtend<ToolArgumentsCheck>()
   })
 
   it('an execution has a frozen identity and always a signal', () => {

@@ -30,18 +30,51 @@ export type ToolExecuteReturn = ContentBlock[] | ToolExecuteObjectReturn
 export interface ToolExecuteObjectReturn {
   /** The model-facing content. */
   content: ContentBlock[]
-  /** Tool-private data for `presentResult` and the session log; must be lossless JSON. */
+  /**
+   * The replayable presentation payload (the user guide's `presentationMeta`): tool-private data for
+   * `presentResult` and the session log; must be lossless JSON.
+   */
   meta?: unknown
+  /**
+   * The canonical value of the call (MCP's `structuredContent`), for programmatic callers of `ctx.tools.execute`
+   * and for serving the tool over MCP; must be lossless JSON. It is an execution-time value: a session log does not
+   * persist it, and `presentResult` never sees it (replay cannot supply it). `defineTool` sets it to the validated
+   * `output` value.
+   */
+  structuredContent?: unknown
 }
 
-/** A completed call as `presentResult` sees it. */
+/**
+ * A completed call as `presentResult` sees it: the replayable projections only (`content` and `meta`), never
+ * `structuredContent`, because a replayed session log does not hold it.
+ */
 export interface ToolResult {
   /** The model-facing content. */
   content: ContentBlock[]
   /** True when the call failed. */
   isError: boolean
-  /** The tool-private payload of a successful call, if it attached one. */
+  /** The tool-private presentation payload of a successful call, if it attached one. */
   meta?: unknown
+}
+
+/** What {@link ToolDefinition.validateArguments} found: the arguments match, or why they do not. */
+export type ToolArgumentsCheck = ToolArgumentsAccepted | ToolArgumentsRejected
+
+/** The arguments match the tool's parameters. */
+export interface ToolArgumentsAccepted {
+  /** Discriminant. */
+  readonly ok: true
+}
+
+/** The arguments do not match the tool's parameters. */
+export interface ToolArgumentsRejected {
+  /** Discriminant. */
+  readonly ok: false
+  /**
+   * What is wrong, written for the model so it can correct the call (every violation with its path). It becomes
+   * the text of the `INVALID_ARGS` result.
+   */
+  readonly message: string
 }
 
 /** A registered tool: the model-facing schema, the body, and optional presenters. */
@@ -51,6 +84,17 @@ export interface ToolDefinition extends ToolSchema {
    * input; `defineTool` does it for you). Throwing makes the call an `isError` result.
    */
   execute(args: unknown, exec: ToolExecution): Promise<ToolExecuteReturn>
+  /**
+   * The tool's own argument check, the registry's validation hook. When a definition carries it, the registry
+   * calls it right after resolving the tool, with the frozen arguments, before any `tools/pre-execute` listener,
+   * guard or person sees the call: a rejection is an `INVALID_ARGS` result (`ToolArgsError`) whose text is the
+   * rejection's `message`, and nobody is asked about the call. It must be pure and synchronous (a throw, or an
+   * answer that is not a {@link ToolArgumentsCheck}, is `TOOL_FAILED` and the call does not run).
+   *
+   * `defineTool` sets it from the parameter schema. A raw JSON-Schema definition without it is not validated by
+   * the registry (its body checks its own input).
+   */
+  validateArguments?(args: unknown): ToolArgumentsCheck
   /**
    * Cooperative timeout budget in milliseconds (a positive integer ≤ 2,147,483,647). Omit for no deadline.
    * Enforced by `@dsh/timeout-policy`; never sent to the model. Declaring it asserts that the tool honours
@@ -133,8 +177,17 @@ export interface ToolExecutionResult {
    * buffers it and appends it after all results of the step, keeping call/result adjacency intact.
    */
   additionalContext?: HookContext
-  /** The tool-private presentation payload of a successful call. */
+  /**
+   * The replayable presentation payload of a successful call (the user guide's `presentationMeta`), for
+   * `presentResult` and session logs.
+   */
   meta?: unknown
+  /**
+   * The canonical value of a successful call (MCP's `structuredContent`; `defineTool`'s validated `output` value)
+   * for programmatic callers and MCP clients. Execution-time only: a session log should not persist it (persist
+   * `content` and `meta`, the replayable projections), and provider messages do not carry it.
+   */
+  structuredContent?: unknown
 }
 
 /** One scope's filter over the global tools: an allow list, a deny list, or both. */
@@ -147,7 +200,9 @@ export interface ToolRestriction {
 
 /**
  * Final, deny-only pre-dispatch policy. Return a reason to deny, `undefined` to keep the waterfall's decision.
- * It has no allow result, so nothing after it can undo a denial.
+ * It has no allow result, so nothing after it can undo a denial. Guards run after the whole `tools/pre-execute`
+ * waterfall and before any approval request (nobody is asked about a call a guard denies), and once more after an
+ * approval is granted; keep them pure and synchronous.
  */
 export type ToolGuard = (execution: Readonly<ToolExecution>) => string | undefined
 
@@ -157,7 +212,37 @@ export type PreToolDecision =
   | { kind: 'deny'; reason: string }
   | { kind: 'ask'; reason?: string }
 
-/** A `tools/post-execute` decision. */
-export type PostToolDecision =
-  | { kind: 'accept'; content?: ContentBlock[]; additionalContext?: HookContext }
-  | { kind: 'block'; feedback: ContentBlock[]; additionalContext?: HookContext }
+/**
+ * A `tools/post-execute` decision.
+ *
+ * - `accept` keeps the result, replacing the fields it names: `content`, `meta` and `structuredContent` each
+ *   replace the result's own when given, and an own field set to `undefined` drops it (`content` becomes `[]`).
+ *   A field left out is kept. To redact a secret, replace (or drop) every field that holds it.
+ * - `block` turns the result into a `POST_EXECUTE_BLOCKED` error whose content is `feedback`; its `meta` and
+ *   `structuredContent` are dropped.
+ */
+export type PostToolDecision = PostToolAccept | PostToolBlock
+
+/** The `accept` form of {@link PostToolDecision}. */
+export interface PostToolAccept {
+  /** Discriminant. */
+  kind: 'accept'
+  /** Replaces the model-facing content; `undefined` (as an own field) empties it. */
+  content?: ContentBlock[] | undefined
+  /** Replaces the presentation payload (lossless JSON); `undefined` (as an own field) drops it. */
+  meta?: unknown
+  /** Replaces the canonical value (lossless JSON); `undefined` (as an own field) drops it. */
+  structuredContent?: unknown
+  /** Context for the next request. */
+  additionalContext?: HookContext
+}
+
+/** The `block` form of {@link PostToolDecision}. */
+export interface PostToolBlock {
+  /** Discriminant. */
+  kind: 'block'
+  /** What the model reads instead of the result. */
+  feedback: ContentBlock[]
+  /** Context for the next request. */
+  additionalContext?: HookContext
+}

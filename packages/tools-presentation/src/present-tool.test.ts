@@ -106,6 +106,16 @@ describe('presentToolCall', () => {
 })
 
 describe('presentToolResult', () => {
+  it('hands the presenter the replayable projections only: never the structuredContent a live result carries', () => {
+    const seen: unknown[] = []
+    const tool = { name: 'lookup', presentResult: (_args: unknown, shown: ToolResult) => void seen.push(shown) }
+    const live = { ...result, meta: { rows: 1 }, structuredContent: { secret: 'canonical' } }
+    presentToolResult(tool, {}, live)
+    presentToolResult(tool, {}, result)
+    expect(seen[0]).toEqual({ ...result, meta: { rows: 1 } })
+    expect(seen[1]).toBe(result)
+  })
+
   it('uses the generic card with the raw content when there is no presenter', () => {
     expect(presentToolResult({ name: 'echo' }, {}, result)).toEqual({ card: 'generic', content: [{ type: 'text', text: 'hello' }] })
     expect(presentToolResult({ name: 'echo', presentResult: () => undefined }, {}, result)).toEqual(genericResultFallback(result))

@@ -151,6 +151,23 @@ export function presentToolCall(tool: PresentableTool, args: unknown, options: P
  * like in {@link presentToolCall}; a result whose content cannot be read (a proxy, a throwing getter, not an array)
  * gives a generic card with a note saying so, and `options.onError` is told. Never throws.
  */
+/**
+ * `result` as a presenter may see it: without the execution-time `structuredContent` a full `ToolExecutionResult`
+ * carries, since a replayed session log does not hold it (a presenter that read it would draw a different card on
+ * replay). The result itself when it has none.
+ */
+function withoutCanonicalValue(result: ToolResult): ToolResult {
+  let holds = false
+  try {
+    holds = Object.hasOwn(result, 'structuredContent')
+  } catch {
+    return result // a hostile object: the presenter's own failure handling applies
+  }
+  if (!holds) return result
+  const { structuredContent: _canonical, ...replayable } = result as ToolResult & { structuredContent?: unknown }
+  return replayable
+}
+
 export function presentToolResult(
   tool: PresentableTool,
   args: unknown,
@@ -161,7 +178,7 @@ export function presentToolResult(
   let failed = false
   let failure: unknown
   try {
-    const snapshot = runPresenter(tool, 'presentResult', [args, result], snapshotToolResultView)
+    const snapshot = runPresenter(tool, 'presentResult', [args, withoutCanonicalValue(result)], snapshotToolResultView)
     if (snapshot?.ok === true) return snapshot.view
     if (snapshot !== undefined) {
       failed = true

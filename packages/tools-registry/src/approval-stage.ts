@@ -1,4 +1,5 @@
-// Stage 4 of the pipeline, for `ask` decisions: the approval service, raced against the caller's abort.
+// The approval stage of the pipeline, for `ask` decisions that passed the guards: the approval service, raced against
+// the caller's abort. (The pipeline runs the guards once more after a grant.)
 import type { ToolApprovalRequest, ToolApprovalService, ToolExecutionResult } from '@dsh/tools-core'
 import { ABORTED } from './call-abort.js'
 import { describeThrown, describeValue, quote } from './describe-value.js'

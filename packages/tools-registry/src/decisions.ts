@@ -1,7 +1,7 @@
 import type { ContentBlock, HookContext, PostToolDecision, PreToolDecision } from '@dsh/tools-core'
 import { contentProblem, hookContextProblem } from './content-check.js'
 import { describeValue } from './describe-value.js'
-import { readOwn } from './own-field.js'
+import { hasOwnField, readOwn } from './own-field.js'
 
 /** The default of the `tools/pre-execute` waterfall. */
 export const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
@@ -36,6 +36,9 @@ export function readPreDecision(value: unknown): PreToolDecision | string {
   }
 }
 
+/** The fields of a result an `accept` may replace or drop besides `content`. */
+const replaceable = ['meta', 'structuredContent'] as const
+
 function readContext(fields: object): HookContext | string | undefined {
   const context = readOwn(fields, 'additionalContext')
   if (context === undefined) return undefined
@@ -50,7 +53,10 @@ function readContext(fields: object): HookContext | string | undefined {
 
 /**
  * Reads a `tools/post-execute` decision into a fresh object, or says what is wrong with it: not an object, an
- * unknown `kind`, content or feedback that is not content blocks, a malformed `additionalContext`.
+ * unknown `kind`, content or feedback that is not content blocks, a malformed `additionalContext`. For `accept`,
+ * each of `content`, `meta` and `structuredContent` is copied only when it is an own field of the decision, so that
+ * one set to `undefined` stays present and drops the field (`meta` and `structuredContent` are checked as lossless
+ * JSON when the result is materialized).
  */
 export function readPostDecision(value: unknown): PostToolDecision | string {
   if (typeof value !== 'object' || value === null) return notADecision(value)
@@ -73,7 +79,11 @@ export function readPostDecision(value: unknown): PostToolDecision | string {
     if (problem !== undefined) return `returned an accept decision whose ${problem}`
   }
   const decision: PostToolDecision = { kind }
-  if (content !== undefined) decision.content = content as ContentBlock[]
+  if (content !== undefined || hasOwnField(fields, 'content')) decision.content = content as ContentBlock[] | undefined
+  for (const key of replaceable) {
+    const value = readOwn(fields, key)
+    if (value !== undefined || hasOwnField(fields, key)) decision[key] = value
+  }
   if (context !== undefined) decision.additionalContext = context
   return decision
 }

@@ -43,8 +43,10 @@ declare module 'cordis' {
 
   interface Events {
     /**
-     * The allow/deny/ask waterfall, run before every call of a known tool. Return a decision, or `next()` to
-     * delegate (the innermost default is `allow`). A malformed decision, returning nothing, or throwing denies the
+     * The allow/deny/ask waterfall, run before every call of a known tool whose arguments validated (a tool with a
+     * validation hook, every `defineTool` tool, never reaches it with invalid arguments). Return a decision, or
+     * `next()` to delegate (the innermost default is `allow`). An `ask` reaches the approval service only after the
+     * guards passed. A malformed decision, returning nothing, or throwing denies the
      * call with `INVALID_DECISION`, whatever outer listeners return.
      */
     'tools/pre-execute'(
@@ -61,9 +63,10 @@ declare module 'cordis' {
       next: () => Promise<ToolExecutionResult>,
     ): ToolExecutionResult | PromiseLike<ToolExecutionResult>
     /**
-     * Inspects the result of the dispatch stage (deep-frozen). `accept` may replace the content and attach
-     * `additionalContext`; `block` turns the call into an error whose content is the feedback. `next()` delegates
-     * (the innermost default accepts unchanged).
+     * Inspects the result of the dispatch stage (deep-frozen). `accept` may replace (or, with an own field set to
+     * `undefined`, drop) `content`, `meta` and `structuredContent`, and attach `additionalContext`; `block` turns the
+     * call into an error whose content is the feedback, dropping `meta` and `structuredContent`. `next()` delegates
+     * (the innermost default accepts unchanged). To redact a secret, replace every field that holds it.
      */
     'tools/post-execute'(
       exec: Readonly<ToolExecution>,

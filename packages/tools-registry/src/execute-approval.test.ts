@@ -1,4 +1,5 @@
-// Stage 4: an `ask` goes to the optional approval service; only allowed-once proceeds.
+// The approval stage: an `ask` goes to the optional approval service after the guards; only allowed-once proceeds,
+// and then the guards run once more.
 import type { ToolApprovalOutcome, ToolApprovalRequest, ToolApprovalService } from '@dsh/tools-core'
 import { Service, type Context } from 'cordis'
 import { describe, expect, it, vi } from 'vitest'
@@ -127,11 +128,69 @@ describe('ask resolves through the optional approval service', () => {
     expect((await tools.execute(call('bash', {}, { agent: alice }))).error?.code).toBe('APPROVAL_NO_SERVICE')
   })
 
-  it('guards run after an approval and can still deny', async () => {
-    const { tools, bash } = await askingHarness(async () => ({ outcome: 'allowed-once' }))
+})
+
+describe('guards come before any person is asked, and once more after a yes', () => {
+  it('regression: nobody is asked to approve `rm -rf /` that a guard then denies', async () => {
+    const requests: ToolApprovalRequest[] = []
+    const { tools, bash } = await askingHarness(async (request) => (requests.push(request), { outcome: 'allowed-once' }))
+    tools.guard((exec) => ((exec.arguments as { command?: string }).command === 'rm -rf /' ? 'destructive command' : undefined))
+    const result = await tools.execute(call('bash', { command: 'rm -rf /' }, { agent: agent('alice') }))
+    expect(result.error).toEqual({ name: 'ToolDeniedError', code: 'GUARD_DENIED' })
+    expect(textOf(result)).toBe('The call to "bash" was denied by a guard: destructive command')
+    expect(requests).toEqual([])
+    expect(bash.calls).toEqual([])
+  })
+
+  it('a guard that throws or answers garbage fails closed before anyone is asked', async () => {
+    const requests: ToolApprovalRequest[] = []
+    const { tools } = await askingHarness(async (request) => (requests.push(request), { outcome: 'allowed-once' }))
+    tools.guard(() => 7 as never)
+    expect((await tools.execute(call('bash', {}, { agent: agent('alice') }))).error?.code).toBe('INVALID_DECISION')
+    expect(requests).toEqual([])
+  })
+
+  it('a guard denies before an ask without an agent or without a service is refused', async () => {
+    const { tools } = await askingHarness()
     tools.guard(() => 'sandbox forbids bash')
+    expect((await tools.execute(call('bash'))).error?.code).toBe('GUARD_DENIED')
+    expect((await tools.execute(call('bash', {}, { agent: agent('alice') }))).error?.code).toBe('GUARD_DENIED')
+  })
+
+  it('for a granted ask the guards run once more: state that changed while the person decided still denies', async () => {
+    let locked = false
+    const { tools, bash } = await askingHarness(async () => {
+      locked = true // the workspace was locked while the person looked at the request
+      return { outcome: 'allowed-once' }
+    })
+    const checks: boolean[] = []
+    tools.guard(() => (checks.push(locked), locked ? 'the workspace is locked' : undefined))
     const result = await tools.execute(call('bash', {}, { agent: agent('alice') }))
     expect(result.error?.code).toBe('GUARD_DENIED')
+    expect(textOf(result)).toBe('The call to "bash" was denied by a guard: the workspace is locked')
+    expect(checks).toEqual([false, true])
     expect(bash.calls).toEqual([])
+  })
+
+  it('a granted ask whose guards pass both times runs once; an allow runs the guards once', async () => {
+    const { ctx, tools, bash } = await askingHarness(async () => ({ outcome: 'allowed-once' }))
+    let checks = 0
+    tools.guard(() => void checks++)
+    await tools.execute(call('bash', {}, { agent: agent('alice') }))
+    expect(checks).toBe(2)
+    expect(bash.calls).toHaveLength(1)
+    tools.register(tool('read'))
+    ctx.on('tools/pre-execute', (exec, next) => (exec.name === 'read' ? { kind: 'allow' } : next()), { prepend: true })
+    checks = 0
+    await tools.execute(call('read', {}, { agent: agent('alice') }))
+    expect(checks).toBe(1)
+  })
+
+  it('a rejected ask runs the guards only once (no second check for a call that will not run)', async () => {
+    const { tools } = await askingHarness(async () => ({ outcome: 'rejected', reason: 'no' }))
+    let checks = 0
+    tools.guard(() => void checks++)
+    expect((await tools.execute(call('bash', {}, { agent: agent('alice') }))).error?.code).toBe('APPROVAL_REJECTED')
+    expect(checks).toBe(1)
   })
 })

@@ -1,4 +1,5 @@
-// Stage 8: tools/post-execute inspects the dispatch result; accept may replace content, block turns it into an error.
+// Stage 8: tools/post-execute inspects the dispatch result; accept may replace content (see execute-projections.test.ts for
+// meta and structuredContent), block turns it into an error.
 import type { ToolExecutionResult } from '@dsh/tools-core'
 import { describe, expect, it } from 'vitest'
 import { call, createHarness, isDeepFrozen, textOf, tool } from './test-kit.js'

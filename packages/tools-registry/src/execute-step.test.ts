@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events'
 import type { ToolErrorCode, ToolExecutionResult } from '@dsh/tools-core'
 import { describe, expect, it } from 'vitest'
 import { agent, call, createHarness, isDeepFrozen, text, textOf, tool } from './test-kit.js'
-import { InvalidStepOptionsError, ToolAbortedError, type StepBatch, type StepCall } from './index.js'
+import { defineTool, InvalidStepOptionsError, ToolAbortedError, type StepBatch, type StepCall } from './index.js'
 
 /** A promise and its resolver. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -281,5 +281,31 @@ describe('executeStep', () => {
     const step = await tools.executeStep([call('echo'), call('echo')], { signal: AbortSignal.abort(), failFast: true })
     expect(codes(step.results)).toEqual(['ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH'])
     expect(echo.calls).toEqual([])
+  })
+})
+
+describe('executeStep with the v2 order (issue 16)', () => {
+  it('a step mixing invalid arguments, a guard denial and an approved call asks only about the call that can run', async () => {
+    const { ctx, tools } = await createHarness()
+    tools.register(
+      defineTool({
+        name: 'remove',
+        description: 'Removes a path.',
+        parameters: { path: { type: 'string', required: true } },
+        execute: (args) => `removed ${args.path}`,
+      }),
+    )
+    const asked: string[] = []
+    ctx.provide('toolApproval', { requestApproval: async (request) => (asked.push(request.execution.callId), { outcome: 'allowed-once' as const }) })
+    ctx.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'it deletes' }))
+    tools.guard((exec) => ((exec.arguments as { path?: unknown }).path === '/' ? 'not the root' : undefined))
+    const step = await tools.executeStep([
+      call('remove', { path: 7 }, { callId: 'invalid' }),
+      call('remove', { path: '/' }, { callId: 'root' }),
+      call('remove', { path: 'build' }, { callId: 'build' }),
+    ], { agent: agent('alice') })
+    expect(codes(step.results)).toEqual(['INVALID_ARGS', 'GUARD_DENIED', 'ok'])
+    expect(textOf(step.results[2]!)).toBe('removed build')
+    expect(asked).toEqual(['build'])
   })
 })

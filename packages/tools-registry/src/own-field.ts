@@ -42,6 +42,18 @@ export function readOwn(value: object, key: string | number, field?: string): un
   }
 }
 
+/**
+ * True when `value` has an own property `key` (even one whose value is `undefined`). Throws {@link FieldReadError}
+ * (naming `field`) when asking throws (a proxy trap, a revoked proxy).
+ */
+export function hasOwnField(value: object, key: string, field?: string): boolean {
+  try {
+    return hasOwn(value, key)
+  } catch (error) {
+    throw new FieldReadError(field ?? key, error)
+  }
+}
+
 /** `Array.isArray`, which throws for a revoked proxy: that becomes a {@link FieldReadError} naming `field`. */
 export function isArray(value: unknown, field: string): value is unknown[] {
   try {

@@ -7,15 +7,16 @@ import {
   type ToolApprovalService,
   type ToolExecutionInput,
   type ToolExecutionResult,
-  type ToolGuard,
 } from '@dsh/tools-core'
 import type { Hook } from 'cordis'
 import { ABANDONED, ABORTED, CallAbort, withGrace } from './call-abort.js'
 import { start, type Started } from './call-input.js'
 import { askApproval } from './approval-stage.js'
+import { checkArguments } from './argument-stage.js'
 import { DecisionChain, type ChainFailure } from './decision-chain.js'
 import { ACCEPT, ALLOW, readPostDecision, readPreDecision } from './decisions.js'
-import { describeThrown, describeValue, isThenable, quote } from './describe-value.js'
+import { describeThrown, isThenable, quote } from './describe-value.js'
+import { checkGuards } from './guard-stage.js'
 import { PipelineExecution } from './execution.js'
 import type { HookTable } from './hook-table.js'
 import { readOwn } from './own-field.js'
@@ -26,6 +27,7 @@ import {
   denied,
   HARNESS_FAULT,
   invalidDecision,
+  reviewedResult,
   invalidResult,
   abandoned,
   materialize,
@@ -66,10 +68,17 @@ function describeFailure(event: string, chainFailure: ChainFailure): string {
   return `a ${event} listener of plugin ${quote(chainFailure.plugin)} ${chainFailure.problem}`
 }
 
+/** What the pre-execute waterfall decided, once read: proceed, ask a person (with the reason), or the denial. */
+type PreOutcome = { readonly kind: 'allow' } | { readonly kind: 'ask'; readonly reason: string | undefined } | ToolExecutionResult
+
+const PROCEED: PreOutcome = Object.freeze({ kind: 'allow' })
+
 /**
- * The execution pipeline: input and arguments → resolution → `tools/pre-execute` → approval → guards →
- * `tools/execute` wrappers → body → `tools/post-execute` → materialized result → `tools/result`. A stage without
- * listeners costs a property lookup; failures are built as data, so a denial costs no more than a success.
+ * The execution pipeline: input and arguments → resolution → argument validation (tools with a validation hook)
+ * → `tools/pre-execute` → guards → for `ask`, approval and the guards once more → `tools/execute` wrappers → body
+ * → `tools/post-execute` → materialized result → `tools/result`. Nobody is asked about a call that cannot run: an
+ * unknown tool, arguments that do not validate and a guard's denial all come before any approval request. A stage
+ * without listeners costs a property lookup; failures are built as data, so a denial costs no more than a success.
  */
 export class ExecutionPipeline {
   /**
@@ -126,14 +135,22 @@ export class ExecutionPipeline {
     if (record === undefined) return notFound(exec.callId, this.unknownToolText(exec))
     PipelineExecution.resolved(exec, record.definition)
     if (PipelineExecution.aborted(exec)) return this.abortedBeforeDispatch(exec)
+    const invalid = checkArguments(exec, record, this.warn)
+    if (invalid !== undefined) return invalid
 
     const pre = hooks.select('tools/pre-execute')
-    if (pre !== undefined) {
-      const denial = await this.decide(exec, record, pre)
-      if (denial !== undefined) return denial
-    }
-    const guardDenial = this.runGuards(catalog.globalGuards, exec) ?? this.runGuards(catalog.scopeGuards(exec.agent), exec)
+    const decision = pre === undefined ? PROCEED : await this.decide(exec, pre)
+    if ('callId' in decision) return decision
+    if (PipelineExecution.aborted(exec)) return this.abortedBeforeDispatch(exec)
+    const guardDenial = checkGuards(catalog, exec, this.warn)
     if (guardDenial !== undefined) return guardDenial
+    if (decision.kind === 'ask') {
+      const refusal = await askApproval(this.host, exec, record, decision.reason)
+      if (refusal !== undefined) return refusal
+      // The person said yes, but what the guards check may have changed while they decided.
+      const lateDenial = checkGuards(catalog, exec, this.warn)
+      if (lateDenial !== undefined) return lateDenial
+    }
     if (PipelineExecution.aborted(exec)) return this.abortedBeforeDispatch(exec)
 
     PipelineExecution.beginDispatch(exec)
@@ -200,8 +217,10 @@ export class ExecutionPipeline {
     return PipelineExecution.aborted(exec) ? `The call to ${quote(exec.name)} was cancelled while it ran.` : undefined
   }
 
-  /** The pre-execute waterfall and, for `ask`, the approval. Returns the denial, or `undefined` to proceed. */
-  private async decide(exec: PipelineExecution, record: ToolRecord, hooks: readonly Hook[]): Promise<ToolExecutionResult | undefined> {
+  private readonly warn = (message: string, cause?: unknown): void => this.host.warn(message, cause)
+
+  /** The pre-execute waterfall's decision: proceed, ask (the approval comes after the guards), or the denial. */
+  private async decide(exec: PipelineExecution, hooks: readonly Hook[]): Promise<PreOutcome> {
     if (this.host.hooks.tracing) this.host.hooks.trace('waterfall', 'tools/pre-execute', [exec])
     const chain = new DecisionChain<PreToolDecision>(hooks, {
       invoke: (callback, next) => callback(exec, next),
@@ -224,44 +243,13 @@ export class ExecutionPipeline {
     }
     switch (decision.kind) {
       case 'allow':
-        return undefined
+        return PROCEED
       case 'deny':
         return denied(exec.callId, 'DENIED', `The call to ${quote(exec.name)} was denied: ${decision.reason}`)
       case 'ask':
         // A decision is the registry's own fresh object, but one without a reason must not inherit one.
-        return askApproval(this.host, exec, record, readOwn(decision, 'reason') as string | undefined)
+        return { kind: 'ask', reason: readOwn(decision, 'reason') as string | undefined }
     }
-  }
-
-  /** Deny-only guards: the first reason denies (`GUARD_DENIED`); a throw or a non-reason fails closed. */
-  private runGuards(guards: readonly ToolGuard[], exec: PipelineExecution): ToolExecutionResult | undefined {
-    for (const guard of guards) {
-      let verdict: unknown
-      try {
-        verdict = guard(exec)
-      } catch (error) {
-        this.host.warn(`a guard threw while checking ${quote(exec.name)}`, error)
-        return invalidDecision(
-          exec.callId,
-          `The call to ${quote(exec.name)} was not run: a guard of the harness failed (it threw ${describeThrown(error)}). ${HARNESS_FAULT}`,
-        )
-      }
-      if (verdict === undefined) continue
-      if (typeof verdict === 'string' && verdict.trim() !== '') {
-        return denied(exec.callId, 'GUARD_DENIED', `The call to ${quote(exec.name)} was denied by a guard: ${verdict}`)
-      }
-      if (isThenable(verdict)) {
-        // An async guard cannot be honoured; keep its eventual rejection from going unhandled.
-        Promise.resolve(verdict).then(undefined, (error: unknown) => this.host.warn('an async guard rejected', error))
-      }
-      this.host.warn(`a guard returned ${describeValue(verdict)} while checking ${quote(exec.name)}`)
-      return invalidDecision(
-        exec.callId,
-        `The call to ${quote(exec.name)} was not run: a guard of the harness failed (it returned ${describeValue(verdict)}, ` +
-          `not a reason to deny or undefined). ${HARNESS_FAULT}`,
-      )
-    }
-    return undefined
   }
 
   /** The bottom of the dispatch stage: the body, unless the call was cancelled first. */
@@ -368,16 +356,12 @@ export class ExecutionPipeline {
     // polluted Object.prototype cannot supply a `content` or `additionalContext` the listener never returned.
     const context = readOwn(decision, 'additionalContext') as HookContext | undefined
     if (decision.kind === 'block') {
+      // A fresh error result: the blocked result's meta and structuredContent are dropped with its content.
       const blockedResult = blocked(exec.callId, readOwn(decision, 'feedback') as ContentBlock[])
       if (context !== undefined) blockedResult.additionalContext = context
       return blockedResult
     }
-    const content = readOwn(decision, 'content') as ContentBlock[] | undefined
-    if (content === undefined && context === undefined) return result
-    const accepted: ToolExecutionResult = { ...result }
-    if (content !== undefined) accepted.content = content
-    if (context !== undefined) accepted.additionalContext = context
-    return accepted
+    return reviewedResult(result, decision)
   }
 
   private withheld(exec: PipelineExecution, when: string): ToolExecutionResult {

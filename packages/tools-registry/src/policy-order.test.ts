@@ -1,8 +1,11 @@
 // Property tests of the policy order: for random stacks of listeners, approvals, guards, wrappers and post
-// listeners, the outcome and its code follow the rules, and nothing after a denial runs the body.
+// listeners, raw and defineTool tools, and arguments that do or do not validate, the outcome and its code follow
+// the rules, nothing after a denial runs the body, nobody is asked about a call that a guard denies or whose
+// arguments do not validate, and no listener sees arguments of a defineTool tool that do not validate.
 import { DshError, type ErrorCode, type PostToolDecision, type PreToolDecision, type ToolExecutionResult } from '@dsh/tools-core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { defineTool } from './index.js'
 import { agent, call, createHarness, isDeepFrozen, load, textOf } from './test-kit.js'
 
 const harnessFault =
@@ -10,12 +13,16 @@ const harnessFault =
 
 type Pre = 'next' | 'allow' | 'deny' | 'ask' | 'malformed' | 'nothing' | 'throw' | 'override-allow' | 'override-deny' | 'double-next'
 type Approval = 'none' | 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable' | 'throw' | 'invalid'
-type Guard = 'pass' | 'deny' | 'throw' | 'malformed'
+/** `deny-late` passes the first check and denies the one after a granted approval (state changed meanwhile). */
+type Guard = 'pass' | 'deny' | 'throw' | 'malformed' | 'deny-late'
+type ToolKind = 'raw' | 'defined'
 type Wrapper = 'next' | 'short' | 'garbage' | 'throw-before' | 'throw-after' | 'replace'
 type Body = 'ok' | 'throw' | 'coded' | 'invalid'
 type Post = 'next' | 'accept' | 'accept-content' | 'block' | 'malformed' | 'throw'
 
 interface Scenario {
+  tool: ToolKind
+  validArgs: boolean
   pre: { behaviour: Pre; async: boolean }[]
   hasAgent: boolean
   approval: Approval
@@ -29,6 +36,8 @@ interface Expected {
   code: ErrorCode | null
   text?: string
   bodyRan: boolean
+  /** Whether the approval service was asked. */
+  asked: boolean
 }
 
 class CodedError extends DshError {
@@ -36,6 +45,8 @@ class CodedError extends DshError {
 }
 
 const scenario: fc.Arbitrary<Scenario> = fc.record({
+  tool: fc.constantFrom<ToolKind>('raw', 'defined'),
+  validArgs: fc.boolean(),
   pre: fc.array(
     fc.record({
       behaviour: fc.constantFrom<Pre>('next', 'allow', 'deny', 'ask', 'malformed', 'nothing', 'throw', 'override-allow', 'override-deny', 'double-next'),
@@ -45,7 +56,7 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   ),
   hasAgent: fc.boolean(),
   approval: fc.constantFrom<Approval>('none', 'allowed-once', 'rejected', 'cancelled', 'unavailable', 'throw', 'invalid'),
-  guards: fc.array(fc.constantFrom<Guard>('pass', 'pass', 'deny', 'throw', 'malformed'), { maxLength: 3 }),
+  guards: fc.array(fc.constantFrom<Guard>('pass', 'pass', 'deny', 'throw', 'malformed', 'deny-late'), { maxLength: 3 }),
   wrappers: fc.array(
     fc.record({ behaviour: fc.constantFrom<Wrapper>('next', 'next', 'short', 'garbage', 'throw-before', 'throw-after', 'replace'), async: fc.boolean() }),
     { maxLength: 3 },
@@ -57,8 +68,20 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   ),
 })
 
+const validArgs = { n: 1 }
+const invalidArgs = { n: 'one' }
+
+/** The first guard that decides in a check (`late`: the one after a granted approval), as the code it gives. */
+function guardCode(guards: readonly Guard[], late: boolean): ErrorCode | null {
+  const guard = guards.find((behaviour) => behaviour !== 'pass' && (late || behaviour !== 'deny-late'))
+  if (guard === undefined) return null
+  return guard === 'deny' || guard === 'deny-late' ? 'GUARD_DENIED' : 'INVALID_DECISION'
+}
+
 /** The rules, written as directly as possible. */
 function expected(s: Scenario): Expected {
+  // 1. A defineTool tool's arguments are checked before anyone sees the call (raw tools are not checked).
+  if (s.tool === 'defined' && !s.validArgs) return { code: 'INVALID_ARGS', bodyRan: false, asked: false }
   let poisoned = false
   const pre = (index: number): PreToolDecision['kind'] => {
     const layer = s.pre[index]
@@ -85,11 +108,18 @@ function expected(s: Scenario): Expected {
         return 'deny'
     }
   }
+  // 2. The pre-execute waterfall.
   const decision = pre(0)
-  if (poisoned) return { code: 'INVALID_DECISION', bodyRan: false }
-  if (decision === 'deny') return { code: 'DENIED', bodyRan: false }
+  if (poisoned) return { code: 'INVALID_DECISION', bodyRan: false, asked: false }
+  if (decision === 'deny') return { code: 'DENIED', bodyRan: false, asked: false }
+  // 3. The guards, before any person is asked.
+  const early = guardCode(s.guards, false)
+  if (early !== null) return { code: early, bodyRan: false, asked: false }
+  // 4. For ask: the approval service, then the guards once more.
+  let asked = false
   if (decision === 'ask') {
-    if (!s.hasAgent) return { code: 'APPROVAL_NO_AGENT', bodyRan: false }
+    if (!s.hasAgent) return { code: 'APPROVAL_NO_AGENT', bodyRan: false, asked }
+    asked = s.approval !== 'none'
     const approvalCodes: Record<Approval, ErrorCode | null> = {
       none: 'APPROVAL_NO_SERVICE',
       'allowed-once': null,
@@ -100,10 +130,10 @@ function expected(s: Scenario): Expected {
       invalid: 'APPROVAL_UNAVAILABLE',
     }
     const code = approvalCodes[s.approval]
-    if (code !== null) return { code, bodyRan: false }
+    if (code !== null) return { code, bodyRan: false, asked }
+    const late = guardCode(s.guards, true)
+    if (late !== null) return { code: late, bodyRan: false, asked }
   }
-  const guard = s.guards.find((behaviour) => behaviour !== 'pass')
-  if (guard !== undefined) return { code: guard === 'deny' ? 'GUARD_DENIED' : 'INVALID_DECISION', bodyRan: false }
 
   let bodyRan = false
   const dispatch = (index: number): { code: ErrorCode | null; text: string } => {
@@ -114,12 +144,15 @@ function expected(s: Scenario): Expected {
         ok: { code: null, text: 'body' },
         throw: { code: 'TOOL_FAILED', text: 'Tool "t" failed: Error: body failed' },
         coded: { code: 'INVALID_ARGS', text: 'coded failure' },
-        invalid: {
-          code: 'INVALID_RESULT',
-          text:
-            'The call to "t" ran, but the tool returned the number 42, not content blocks or { content, meta }, so there is no ' +
-            'result to show. This is a fault in the tool, not in your arguments; calling it again is unlikely to help.',
-        },
+        invalid:
+          s.tool === 'raw'
+            ? {
+                code: 'INVALID_RESULT',
+                text:
+                  'The call to "t" ran, but the tool returned the number 42, not content blocks or { content, meta }, so there is no ' +
+                  'result to show. This is a fault in the tool, not in your arguments; calling it again is unlikely to help.',
+              }
+            : { code: 'INVALID_TOOL_OUTPUT', text: '' },
       }
       return bodyCodes[s.body]
     }
@@ -164,10 +197,10 @@ function expected(s: Scenario): Expected {
     }
   }
   const reviewed = post(0)
-  if (postPoisoned) return { code: 'INVALID_DECISION', bodyRan }
-  if (reviewed === 'block') return { code: 'POST_EXECUTE_BLOCKED', text: 'blocked', bodyRan }
-  if (reviewed === 'accept-content') return { code: dispatched.code, text: 'post content', bodyRan }
-  return { code: dispatched.code, text: dispatched.text, bodyRan }
+  if (postPoisoned) return { code: 'INVALID_DECISION', bodyRan, asked }
+  if (reviewed === 'block') return { code: 'POST_EXECUTE_BLOCKED', text: 'blocked', bodyRan, asked }
+  if (reviewed === 'accept-content') return { code: dispatched.code, text: 'post content', bodyRan, asked }
+  return { code: dispatched.code, ...(dispatched.text === '' ? {} : { text: dispatched.text }), bodyRan, asked }
 }
 
 const later = <T>(async: boolean, value: () => T | PromiseLike<T>): T | PromiseLike<T> =>
@@ -179,21 +212,27 @@ describe('policy order (property tests)', () => {
       fc.asyncProperty(scenario, async (s) => {
         const { ctx, tools } = await createHarness()
         let bodyRuns = 0
-        tools.register({
-          name: 't',
-          description: 'The tool under test.',
-          parameters: { type: 'object' },
-          async execute() {
-            bodyRuns++
-            if (s.body === 'throw') throw new Error('body failed')
-            if (s.body === 'coded') throw new CodedError('INVALID_ARGS', 'coded failure')
-            if (s.body === 'invalid') return 42 as never
-            return [{ type: 'text', text: 'body' }]
-          },
-        })
+        const body = async () => {
+          bodyRuns++
+          if (s.body === 'throw') throw new Error('body failed')
+          if (s.body === 'coded') throw new CodedError('INVALID_ARGS', 'coded failure')
+          if (s.body === 'invalid') return 42 as never
+          return [{ type: 'text' as const, text: 'body' }]
+        }
+        if (s.tool === 'raw') {
+          tools.register({ name: 't', description: 'The tool under test.', parameters: { type: 'object' }, execute: body })
+        } else {
+          tools.register(defineTool({ name: 't', description: 'The tool under test.', parameters: { n: { type: 'integer', required: true } }, execute: body }))
+        }
+        // Every argument value a listener, guard, wrapper or approval request was shown.
+        const seen: unknown[] = []
+        let approvalRequests = 0
+        let guardChecks = 0
         if (s.approval !== 'none') {
           ctx.provide('toolApproval', {
-            requestApproval: async () => {
+            requestApproval: async (request) => {
+              approvalRequests++
+              seen.push(request.execution.arguments)
               if (s.approval === 'throw') throw new Error('approval failed')
               if (s.approval === 'invalid') return { outcome: 'maybe' } as never
               return { outcome: s.approval } as never
@@ -203,7 +242,8 @@ describe('policy order (property tests)', () => {
         const results: ToolExecutionResult[] = []
         const plugin = await load(ctx, (pluginCtx) => {
           for (const { behaviour, async } of s.pre) {
-            pluginCtx.on('tools/pre-execute', (_exec, next) => {
+            pluginCtx.on('tools/pre-execute', (exec, next) => {
+              seen.push(exec.arguments)
               switch (behaviour) {
                 case 'next':
                   return later(async, next)
@@ -231,8 +271,12 @@ describe('policy order (property tests)', () => {
             })
           }
           for (const behaviour of s.guards) {
-            pluginCtx.tools.guard(() => {
-              if (behaviour === 'deny') return 'guarded'
+            let checks = 0
+            pluginCtx.tools.guard((exec) => {
+              seen.push(exec.arguments)
+              guardChecks++
+              checks++
+              if (behaviour === 'deny' || (behaviour === 'deny-late' && checks > 1)) return 'guarded'
               if (behaviour === 'throw') throw new Error('guard failed')
               if (behaviour === 'malformed') return 7 as never
               return undefined
@@ -240,6 +284,7 @@ describe('policy order (property tests)', () => {
           }
           for (const { behaviour, async } of s.wrappers) {
             pluginCtx.on('tools/execute', (exec, next) => {
+              seen.push(exec.arguments)
               const result = (text: string): ToolExecutionResult => ({ callId: exec.callId, content: [{ type: 'text', text }], isError: false })
               switch (behaviour) {
                 case 'next':
@@ -262,7 +307,8 @@ describe('policy order (property tests)', () => {
             })
           }
           for (const { behaviour, async } of s.post) {
-            pluginCtx.on('tools/post-execute', (_exec, _result, next) => {
+            pluginCtx.on('tools/post-execute', (exec, _result, next) => {
+              seen.push(exec.arguments)
               switch (behaviour) {
                 case 'next':
                   return later(async, next)
@@ -285,11 +331,18 @@ describe('policy order (property tests)', () => {
         })
 
         const want = expected(s)
-        const result = await tools.execute(call('t', {}, s.hasAgent ? { agent: agent('a') } : {}))
+        const args = s.validArgs ? validArgs : invalidArgs
+        const result = await tools.execute(call('t', args, s.hasAgent ? { agent: agent('a') } : {}))
         expect(result.error?.code ?? null).toBe(want.code)
         expect(result.isError).toBe(want.code !== null)
         if (want.text !== undefined) expect(textOf(result)).toBe(want.text)
         expect(bodyRuns).toBe(want.bodyRan ? 1 : 0)
+        // Nobody is asked about a call that a guard denies or whose arguments do not validate.
+        expect(approvalRequests).toBe(want.asked ? 1 : 0)
+        if (result.error?.code === 'GUARD_DENIED' && guardChecks === 1) expect(approvalRequests).toBe(0)
+        // No listener, guard, wrapper or approval service sees arguments of a defineTool tool that do not validate.
+        if (s.tool === 'defined' && !s.validArgs) expect(seen).toEqual([])
+        for (const value of seen) expect(value).toEqual(args)
         expect(results).toEqual([result])
         expect(results[0]).toBe(result)
         expect(isDeepFrozen(result)).toBe(true)

@@ -8,6 +8,7 @@ import {
   type JsonSnapshotFailure,
   type ContentBlock,
   type HookContext,
+  type PostToolAccept,
   type ToolErrorInfo,
   type ToolExecutionResult,
 } from '@dsh/tools-core'
@@ -130,8 +131,8 @@ export interface ThrownText {
 }
 
 /**
- * What a tool body returned, as a result: `ContentBlock[]`, or `{ content, meta }`. Anything else is
- * `INVALID_RESULT`.
+ * What a tool body returned, as a result: `ContentBlock[]`, or `{ content, meta?, structuredContent? }`. Anything
+ * else is `INVALID_RESULT`.
  */
 export function bodyResult(callId: string, toolName: string, value: unknown): ToolExecutionResult {
   try {
@@ -145,8 +146,10 @@ export function bodyResult(callId: string, toolName: string, value: unknown): To
       const problem = contentProblem(content, 'content')
       if (problem !== undefined) return invalidResult(callId, malformedBodyText(toolName, `invalid content (${problem})`))
       const meta = readOwn(value, 'meta')
+      const structuredContent = readOwn(value, 'structuredContent')
       const result: ToolExecutionResult = { callId, content: content as ContentBlock[], isError: false }
       if (meta !== undefined) result.meta = meta
+      if (structuredContent !== undefined) result.structuredContent = structuredContent
       return result
     }
   } catch (error) {
@@ -187,6 +190,7 @@ export function readResult(callId: string, value: unknown): ToolExecutionResult 
   const error = readOwn(value, 'error')
   const additionalContext = readOwn(value, 'additionalContext')
   const meta = readOwn(value, 'meta')
+  const structuredContent = readOwn(value, 'structuredContent')
   const problem = contentProblem(content, 'content')
   if (problem !== undefined) return `a result with ${problem}`
   if (typeof isError !== 'boolean') return `a result whose isError is ${describeValue(isError)}`
@@ -206,7 +210,34 @@ export function readResult(callId: string, value: unknown): ToolExecutionResult 
     result.additionalContext = additionalContext as HookContext
   }
   if (!isError && meta !== undefined) result.meta = meta
+  if (!isError && structuredContent !== undefined) result.structuredContent = structuredContent
   return result
+}
+
+/**
+ * The result a post-execute `accept` leaves: each of `content`, `meta` and `structuredContent` that the decision
+ * holds as an own field replaces the result's, and one set to `undefined` drops it (`content` becomes `[]`, since a
+ * result always has content). A field the decision leaves out is kept. `decision` is a fresh object from
+ * `readPostDecision`.
+ */
+export function reviewedResult(result: ToolExecutionResult, decision: PostToolAccept): ToolExecutionResult {
+  const context = readOwn(decision, 'additionalContext') as HookContext | undefined
+  const replacesContent = Object.hasOwn(decision, 'content')
+  const replacesMeta = Object.hasOwn(decision, 'meta')
+  const replacesValue = Object.hasOwn(decision, 'structuredContent')
+  if (!replacesContent && !replacesMeta && !replacesValue && context === undefined) return result
+  const accepted: ToolExecutionResult = { callId: result.callId, content: result.content, isError: result.isError }
+  const error = readOwn(result, 'error') as ToolErrorInfo | undefined
+  if (error !== undefined) accepted.error = error
+  const previousContext = readOwn(result, 'additionalContext') as HookContext | undefined
+  if (previousContext !== undefined) accepted.additionalContext = previousContext
+  if (replacesContent) accepted.content = decision.content ?? []
+  const meta = replacesMeta ? decision.meta : readOwn(result, 'meta')
+  if (meta !== undefined) accepted.meta = meta
+  const structuredContent = replacesValue ? decision.structuredContent : readOwn(result, 'structuredContent')
+  if (structuredContent !== undefined) accepted.structuredContent = structuredContent
+  if (context !== undefined) accepted.additionalContext = context
+  return accepted
 }
 
 /**
@@ -234,8 +265,8 @@ function relocate(snapshotFailure: JsonSnapshotFailure, field: string): string {
 }
 
 /**
- * The final result: a detached, deep-frozen, lossless-JSON copy holding exactly the result's fields (`meta` only
- * on success; `error` always on failure). Each data field is copied first and checked second, so getters cannot
+ * The final result: a detached, deep-frozen, lossless-JSON copy holding exactly the result's fields (`meta` and
+ * `structuredContent` only on success; `error` always on failure). Each data field is copied first and checked second, so getters cannot
  * show the check one thing and the copy another. An outcome that is not lossless JSON, or whose shape is wrong,
  * becomes an `INVALID_RESULT` error result (itself frozen).
  */
@@ -248,6 +279,7 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
   const draftError = readOwn(draft, 'error') as ToolErrorInfo | undefined
   const draftContext = readOwn(draft, 'additionalContext')
   const draftMeta = readOwn(draft, 'meta')
+  const draftValue = readOwn(draft, 'structuredContent')
   const content = snapshotField(readOwn(draft, 'content'))
   if (!content.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(content.error, 'content')}`))
   const contentIssue = contentProblem(content.value, 'content')
@@ -272,6 +304,11 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
     const meta = snapshotField(draftMeta)
     if (!meta.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(meta.error, 'meta')}`))
     result.meta = meta.value
+  }
+  if (!isError && draftValue !== undefined) {
+    const value = snapshotField(draftValue)
+    if (!value.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(value.error, 'structuredContent')}`))
+    result.structuredContent = value.value
   }
   materialized.add(Object.freeze(result))
   return result

@@ -41,6 +41,8 @@ export interface ToolRecord {
   readonly parametersJson: string
   /** The body as it was when registered. */
   readonly execute: ToolDefinition['execute']
+  /** The definition's validation hook (`validateArguments`) as it was when registered; `undefined` for a raw tool. */
+  readonly validateArguments: ToolDefinition['validateArguments']
   readonly mode: ToolExecutionMode
 }
 
@@ -164,6 +166,8 @@ export function createToolRecord(definition: unknown): ToolRecord {
   if (typeof execute !== 'function') {
     throw invalid('execute', `The execute of tool ${quote(name)} must be a function, got ${describeValue(execute)}`)
   }
+  const validateArguments = read(definition, 'validateArguments')
+  optionalFunction('validateArguments', name, validateArguments)
   checkTimeout(name, read(definition, 'timeoutMs'))
   optionalFunction('presentCall', name, read(definition, 'presentCall'))
   optionalFunction('presentResult', name, read(definition, 'presentResult'))
@@ -180,6 +184,7 @@ export function createToolRecord(definition: unknown): ToolRecord {
     schema: Object.freeze({ name, description, parameters }),
     parametersJson,
     execute: execute as ToolDefinition['execute'],
+    validateArguments: validateArguments as ToolDefinition['validateArguments'],
     mode,
   }
 }

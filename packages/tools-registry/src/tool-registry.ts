@@ -190,7 +190,8 @@ export class ToolRegistry extends Service {
   }
 
   /**
-   * Adds a global deny-only guard, run for every call after the `tools/pre-execute` waterfall and any approval.
+   * Adds a global deny-only guard, run for every call after the `tools/pre-execute` waterfall, before any approval
+   * request (nobody is asked about a call a guard denies), and once more after an approval is granted.
    * Return a reason to deny (`GUARD_DENIED`); `undefined` keeps the decision. A guard that throws or returns
    * anything else denies with `INVALID_DECISION`. An effect of the calling fiber; returns the disposer.
    */

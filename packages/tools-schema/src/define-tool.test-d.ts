@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolDefinition, ToolExecuteObjectReturn, ToolExecution } from '@dsh/tools-core'
+import type { ContentBlock, ToolArgumentsCheck, ToolDefinition, ToolExecuteObjectReturn, ToolExecution } from '@dsh/tools-core'
 import { describe, expectTypeOf, test } from 'vitest'
 import { defineTool, type DefinedTool } from './define-tool.js'
 
@@ -54,11 +54,40 @@ describe('defineTool typing', () => {
       },
       presentResult(args, result) {
         expectTypeOf(args.path).toEqualTypeOf<string>()
-        expectTypeOf(result.meta).toEqualTypeOf<{ count: number; files: string[] } | undefined>()
+        // No presentationMeta: the canonical value is not a replayable projection, so there is no meta.
+        expectTypeOf(result.meta).toEqualTypeOf<undefined>()
+        expectTypeOf(result).not.toHaveProperty('structuredContent')
         return undefined
       },
     })
     expectTypeOf(tool.invoke).returns.toEqualTypeOf<Promise<{ count: number; files: string[] }>>()
+    expectTypeOf(tool.validateArguments).returns.toEqualTypeOf<ToolArgumentsCheck>()
+  })
+
+  test('user guide 003: presentationMeta(args, value) types the meta presentResult reads', () => {
+    defineTool({
+      name: 'count_files',
+      description: 'Count files in a directory.',
+      parameters: { path: { type: 'string', required: true } },
+      output: {
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { count: { type: 'integer', required: true }, files: { type: 'array', required: true, items: { type: 'string' } } },
+        },
+        render: (_args, value) => `Found ${value.count} files.`,
+        presentationMeta: (args, value) => {
+          expectTypeOf(args).toEqualTypeOf<{ path: string }>()
+          expectTypeOf(value).toEqualTypeOf<{ count: number; files: string[] }>()
+          return { path: args.path, shown: value.files.slice(0, 3) }
+        },
+      },
+      execute: async () => ({ count: 0, files: [] }),
+      presentResult(_args, result) {
+        expectTypeOf(result.meta).toEqualTypeOf<{ path: string; shown: string[] } | undefined>()
+        return result.meta === undefined ? undefined : { card: 'generic', title: result.meta.path }
+      },
+    })
   })
 
   test('seed 001/004 content form: content blocks, a string, or { content, meta }', () => {

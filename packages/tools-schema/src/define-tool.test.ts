@@ -50,9 +50,10 @@ describe('the definition', () => {
     })
     expect(Object.isFrozen(greet)).toBe(true)
     expect(Object.isFrozen(greet.parameters.properties)).toBe(true)
-    expect(Object.keys(greet).sort()).toEqual(['description', 'execute', 'invoke', 'name', 'parameters'])
+    expect(Object.keys(greet).sort()).toEqual(['description', 'execute', 'invoke', 'name', 'parameters', 'validateArguments'])
     const result = await greet.execute({ name: 'Ada' }, execution('greet', { name: 'Ada' }))
-    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }], meta: 'Hello, Ada!' })
+    // The canonical value is structuredContent, not meta: without presentationMeta there is no meta.
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }], structuredContent: 'Hello, Ada!' })
   })
 
   test('timeoutMs and concurrencySafe pass through', () => {
@@ -99,7 +100,7 @@ describe('the definition', () => {
       'execute: must be a function, got undefined (not JSON)',
       'concurrencySafe: must be a boolean, got the string "yes"',
       'presentCall: must be a function, got an object',
-      'output.format: unknown field "format" (allowed: schema, render)',
+      'output.format: unknown field "format" (allowed: schema, render, presentationMeta)',
       'output.render: must be a function, got the string "text"',
       'parameters.path.pattern: pattern "(" does not compile as an ECMA-262 regular expression with the u flag: Invalid regular expression: /(/u: Unterminated group',
       'output.schema: an object must say additionalProperties: true (other keys allowed, any JSON) or false (no other keys)',
@@ -124,22 +125,23 @@ describe('the definition', () => {
   })
 })
 
-describe('execute', () => {
-  const servers = {
-    name: 'connect',
-    description: 'Connect to servers.',
-    parameters: {
-      servers: {
-        type: 'array',
-        required: true,
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { host: { type: 'string', required: true }, port: { type: 'integer' } },
-        },
+const servers = {
+  name: 'connect',
+  description: 'Connect to servers.',
+  parameters: {
+    servers: {
+      type: 'array',
+      required: true,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { host: { type: 'string', required: true }, port: { type: 'integer' } },
       },
     },
-  } as const satisfies Partial<ToolSpec<ParameterSchemaSpec>>
+  },
+} as const satisfies Partial<ToolSpec<ParameterSchemaSpec>>
+
+describe('execute', () => {
 
   test('arguments are validated before the body runs', async () => {
     const body = vi.fn(() => 'connected')
@@ -228,7 +230,7 @@ describe('execute', () => {
     expect((await run(() => undefined))?.violations[0]?.message).toMatch(/got undefined/)
   })
 
-  test('output form: the value is validated, rendered, and returned as meta (a detached frozen copy)', async () => {
+  test('output form: the value is validated, rendered, and returned as structuredContent (a detached frozen copy)', async () => {
     const files = ['a.ts', 'b.ts']
     const tool = defineTool({
       name: 'count_files',
@@ -245,10 +247,10 @@ describe('execute', () => {
       execute: async () => ({ count: files.length, files }),
     })
     const result = await tool.execute({ path: '/src' }, execution('count_files', { path: '/src' }))
-    expect(result).toEqual({ content: [{ type: 'text', text: 'Found 2 files.' }], meta: { count: 2, files: ['a.ts', 'b.ts'] } })
-    const meta = (result as { meta: { files: string[] } }).meta
-    expect(meta.files).not.toBe(files)
-    expect(Object.isFrozen(meta.files)).toBe(true)
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Found 2 files.' }], structuredContent: { count: 2, files: ['a.ts', 'b.ts'] } })
+    const value0 = (result as { structuredContent: { files: string[] } }).structuredContent
+    expect(value0.files).not.toBe(files)
+    expect(Object.isFrozen(value0.files)).toBe(true)
     const value = await tool.invoke({ path: '/src' }, execution('count_files', { path: '/src' }))
     expect(value).toEqual({ count: 2, files: ['a.ts', 'b.ts'] })
   })
@@ -272,6 +274,50 @@ describe('execute', () => {
     expect((await fail(undefined, { type: 'json' }))?.message).toContain('(root): is not lossless JSON: undefined is not JSON')
   })
 
+  test('output form: presentationMeta(args, value) becomes meta, a detached frozen JSON snapshot', async () => {
+    const shown = { path: '/src', names: ['a.ts'] }
+    const tool = defineTool({
+      name: 'count_files',
+      description: 'Count files.',
+      parameters: { path: { type: 'string', required: true } },
+      output: {
+        schema: { type: 'array', items: { type: 'string' } },
+        render: (_args, value) => `Found ${value.length} files.`,
+        presentationMeta: (args, value) => {
+          shown.path = args.path
+          shown.names = value.slice(0, 1)
+          return shown
+        },
+      },
+      execute: () => ['a.ts', 'b.ts'],
+    })
+    const result = (await tool.execute({ path: '/src' }, execution('count_files', { path: '/src' }))) as { meta: unknown; structuredContent: unknown }
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Found 2 files.' }], meta: { path: '/src', names: ['a.ts'] }, structuredContent: ['a.ts', 'b.ts'] })
+    expect(result.meta).not.toBe(shown)
+    expect(Object.isFrozen(result.meta)).toBe(true)
+  })
+
+  test('output form: a presentationMeta that is not lossless JSON is INVALID_TOOL_OUTPUT naming it', async () => {
+    const tool = defineTool({
+      ...minimal,
+      output: { schema: { type: 'string' }, render: (_args, value) => value, presentationMeta: () => ({ when: new Date(0) }) },
+      execute: () => 'x',
+    })
+    const error = await tool.execute({}, execution('noop', {})).then(
+      () => undefined,
+      (thrown: unknown) => thrown as ToolOutputError,
+    )
+    expect(ToolOutputError.isInstance(error)).toBe(true)
+    expect(error?.code).toBe('INVALID_TOOL_OUTPUT')
+    expect(error?.violations[0]).toMatchObject({ path: 'when', keyword: 'json' })
+    expect(error?.violations[0]?.message).toMatch(/^presentationMeta: is not lossless JSON/)
+  })
+
+  test('output.presentationMeta must be a function', () => {
+    const error = definitionError({ ...minimal, output: { schema: { type: 'string' }, render: () => '', presentationMeta: 'meta' } })
+    expect(problems(error)).toEqual(['output.presentationMeta: must be a function, got the string "meta"'])
+  })
+
   test('output form: render must return content', async () => {
     const tool = defineTool({
       ...minimal,
@@ -281,6 +327,17 @@ describe('execute', () => {
     await expect(tool.execute({}, execution('noop', {}))).rejects.toThrow(
       '- (root): render: expected content blocks or a string, got the number 7',
     )
+  })
+
+  test('content form: a structuredContent is refused (the canonical value comes from a declared, validated output)', async () => {
+    const tool = defineTool({ ...minimal, execute: () => ({ content: [], structuredContent: { unchecked: true } }) as never })
+    const error = await tool.execute({}, execution('noop', {})).then(
+      () => undefined,
+      (thrown: unknown) => thrown as ToolOutputError,
+    )
+    expect(error?.code).toBe('INVALID_TOOL_OUTPUT')
+    expect(error?.violations[0]).toMatchObject({ path: 'structuredContent' })
+    expect(error?.message).toContain('declare output')
   })
 
   test('invoke validates arguments too, and returns { content, meta } in the content form', async () => {
@@ -303,6 +360,33 @@ describe('execute', () => {
   })
 })
 
+describe('validateArguments (the registry hook)', () => {
+  const tool = defineTool({ ...servers, execute: () => 'ok' })
+
+  test('arguments that match are accepted without running anything', () => {
+    expect(tool.validateArguments({ servers: [] })).toEqual({ ok: true })
+  })
+
+  test('arguments that do not match are rejected with the ToolArgsError message the model reads', async () => {
+    const check = tool.validateArguments({ servers: 'x' })
+    expect(check.ok).toBe(false)
+    const thrown = await tool.invoke({ servers: 'x' } as never, execution('connect', {})).then(
+      () => undefined,
+      (error: unknown) => error as ToolArgsError,
+    )
+    expect(check).toEqual({ ok: false, message: thrown?.message })
+    expect(thrown?.message).toContain('servers')
+  })
+
+  test('arguments that cannot be read are rejected, not thrown', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {})
+    revoke()
+    const check = tool.validateArguments(proxy)
+    expect(check.ok).toBe(false)
+    expect(check.ok ? '' : check.message).toMatch(/^Invalid arguments for tool "connect"/)
+  })
+})
+
 describe('presentCall and presentResult', () => {
   const tool = defineTool({
     name: 'bash',
@@ -311,6 +395,7 @@ describe('presentCall and presentResult', () => {
     output: {
       schema: { type: 'object', additionalProperties: false, properties: { exitCode: { type: 'integer', required: true } } },
       render: (_args, value) => `[exit code: ${value.exitCode}]`,
+      presentationMeta: (_args, value) => ({ exitCode: value.exitCode }),
     },
     execute: () => ({ exitCode: 0 }),
     presentCall: (args) => ({ card: 'terminal', title: args.command }),
@@ -334,11 +419,23 @@ describe('presentCall and presentResult', () => {
     }
   })
 
-  test('a stored value that no longer matches the output schema is not handed over as meta', () => {
-    expect(tool.presentResult?.({ command: 'ls' }, { content: [], isError: false, meta: { exit: 'old format' } })).toEqual({
-      card: 'terminal',
-      title: 'ls',
+  test('presentResult sees the replayable projections only, never structuredContent', () => {
+    let seen: unknown
+    const spy = defineTool({ ...minimal, presentResult: (_args, result) => void (seen = result) })
+    const result = { content: [], isError: false, meta: 1, structuredContent: { secret: 'x' } }
+    spy.presentResult?.({}, result)
+    expect(seen).toEqual({ content: [], isError: false, meta: 1 })
+  })
+
+  test('with output but no presentationMeta, presentResult gets no meta (the value is not a projection)', () => {
+    let seen: unknown
+    const valued = defineTool({
+      ...minimal,
+      output: { schema: { type: 'string' }, render: (_args, value) => value },
+      presentResult: (_args, result) => void (seen = result),
     })
+    valued.presentResult?.({}, { content: [], isError: false, meta: 'replayed' })
+    expect(seen).toEqual({ content: [], isError: false })
   })
 
   test('no presenter given, none defined', () => {

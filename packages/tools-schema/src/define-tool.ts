@@ -3,6 +3,7 @@ import {
   snapshotJson,
   type ContentBlock,
   type JsonPathSegment,
+  type ToolArgumentsCheck,
   type ToolCallView,
   type ToolDefinition,
   type ToolExecuteObjectReturn,
@@ -36,17 +37,28 @@ export const MAX_TIMEOUT_MS = 2_147_483_647
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>
 
-/** What a tool body without `output` returns: content blocks, a string (one text block), or `{ content, meta }`. */
-export type ToolContentReturn = ContentBlock[] | string | ToolExecuteObjectReturn
+/**
+ * What a tool body without `output` returns: content blocks, a string (one text block), or `{ content, meta }`
+ * (`meta`: the replayable presentation payload, lossless JSON). A `structuredContent` comes only from a declared
+ * `output`, where it is validated; a body without `output` that returns one gets `INVALID_TOOL_OUTPUT`.
+ */
+export type ToolContentReturn = ContentBlock[] | string | { content: ContentBlock[]; meta?: unknown }
 
-/** A completed call as a typed `presentResult` sees it: `meta` is the validated output value (when present). */
-export interface TypedToolResult<Value> {
+/**
+ * A completed call as a typed `presentResult` sees it, with `output`: the replayable projections only. `meta` is
+ * what `output.presentationMeta` returned (absent for failures, and always absent without `presentationMeta`);
+ * the canonical value (`structuredContent`) is never handed over, because a replayed session log does not hold it.
+ */
+export interface TypedToolResult<Meta> {
   /** The model-facing content. */
   content: ContentBlock[]
   /** True when the call failed. */
   isError: boolean
-  /** The body's output value; absent for failures and when a replayed value no longer matches the schema. */
-  meta?: Value
+  /**
+   * The presentation payload `presentationMeta` returned. A replayed log may hold one written by an older version
+   * of the tool: check what you rely on.
+   */
+  meta?: Meta
 }
 
 /** The fields every {@link defineTool} spec has. */
@@ -71,31 +83,42 @@ export type ToolBodyReturn<Output> = [Output] extends [ValueSchemaSpec] ? InferV
 /** What `invoke` of a defined tool resolves to: the output value, or the content as `{ content, meta? }`. */
 export type ToolInvokeResult<Output> = [Output] extends [ValueSchemaSpec] ? InferValue<Output> : ToolExecuteObjectReturn
 
-/** The `output` of a {@link ToolSpec}: the schema of the body's value, and how it becomes content. */
-export interface ToolOutputSpec<Spec extends ParameterSchemaSpec, Output> {
+/**
+ * The `output` of a {@link ToolSpec}: the schema of the body's value (the canonical value), how it becomes content,
+ * and optionally the presentation payload derived from it. The value travels as the result's `structuredContent`
+ * (execution time only, never persisted); `content` and `meta` are the replayable projections.
+ */
+export interface ToolOutputSpec<Spec extends ParameterSchemaSpec, Output, Meta = undefined> {
   /** The schema of the value the body returns. */
   schema: Output
-  /** Turns the validated value into the model-facing content (a string is one text block). */
+  /** Turns the validated value into the model-facing content (a string is one text block). Pure. */
   render(args: InferArgs<Spec>, value: InferValue<Output>): ContentBlock[] | string
+  /**
+   * The replayable presentation payload (the result's `meta`, typed for `presentResult`): what a UI needs to show
+   * the completed call again from a session log. Must return lossless JSON (otherwise `INVALID_TOOL_OUTPUT`).
+   * Pure. Omit it and the result has no `meta`.
+   */
+  presentationMeta?(args: InferArgs<Spec>, value: InferValue<Output>): Meta
 }
 
 /**
  * What {@link defineTool} takes. With `output: { schema, render }` the body returns a JSON value matching
  * `schema`; without it, the body returns content blocks, a string, or `{ content, meta }`.
  */
-export interface ToolSpec<Spec extends ParameterSchemaSpec, Output extends ValueSchemaSpec | undefined = undefined>
+export interface ToolSpec<Spec extends ParameterSchemaSpec, Output extends ValueSchemaSpec | undefined = undefined, Meta = undefined>
   extends ToolSpecBase<Spec> {
-  /** The value's schema and its rendering; omit it for a body that returns content. */
-  output?: ToolOutputSpec<Spec, Output>
+  /** The value's schema, its rendering and its presentation payload; omit it for a body that returns content. */
+  output?: ToolOutputSpec<Spec, Output, Meta>
   /** The body: runs only with arguments that match `parameters`. */
   execute(args: InferArgs<Spec>, exec: ToolExecution): MaybePromise<ToolBodyReturn<Output>>
   /**
-   * How to show the completed call; with `output`, `result.meta` is the validated value. Only called with
-   * arguments that validate; otherwise the wrapper returns `undefined`.
+   * How to show the completed call, from the replayable projections: with `output`, `result.meta` is what
+   * `output.presentationMeta` returned. Only called with arguments that validate; otherwise the wrapper returns
+   * `undefined`.
    */
   presentResult?(
     args: InferArgs<Spec>,
-    result: [Output] extends [ValueSchemaSpec] ? TypedToolResult<InferValue<Output>> : ToolResult,
+    result: [Output] extends [ValueSchemaSpec] ? TypedToolResult<Meta> : ToolResult,
   ): ToolResultView | undefined
 }
 
@@ -104,6 +127,12 @@ export interface ToolSpec<Spec extends ParameterSchemaSpec, Output extends Value
  * `invoke` for programmatic callers.
  */
 export interface DefinedTool<Args, Result> extends ToolDefinition {
+  /**
+   * The registry's validation hook: checks `args` against the parameter schema without running anything, so the
+   * registry rejects a call whose arguments do not validate (`INVALID_ARGS`, with this message) before any policy
+   * listener, guard or person sees it. Never throws.
+   */
+  validateArguments(args: unknown): ToolArgumentsCheck
   /**
    * Runs the tool outside the registry: validates `args` (throws {@link ToolArgsError}), runs the body, checks
    * its output (throws {@link ToolOutputError}) and returns, with `output`, the validated value (a detached,
@@ -123,6 +152,8 @@ const specKeys: ReadonlySet<string> = new Set([
   'presentCall',
   'presentResult',
 ])
+const VALID: ToolArgumentsCheck = Object.freeze({ ok: true })
+const outputKeys: ReadonlySet<string> = new Set(['schema', 'render', 'presentationMeta'])
 const contentTypes: ReadonlySet<unknown> = new Set(['text', 'image', 'audio', 'resource_link', 'resource'])
 
 type AnyFunction = (this: unknown, ...args: unknown[]) => unknown
@@ -156,9 +187,10 @@ function contentOf(value: unknown, forms = ' or a string'): ContentBlock[] | Vio
  * array, a string, a value that cannot be read, which `contentOf` then reports). A `meta` inherited from a
  * polluted prototype is not the body's.
  */
-function contentParts(value: unknown): { readonly content: unknown; readonly meta: unknown } | undefined {
+function contentParts(value: unknown): { readonly content: unknown; readonly meta: unknown; readonly value: unknown } | undefined {
   const own = readOwnObject(value)
-  return own.entries === undefined ? undefined : { content: own.entries.get('content'), meta: own.entries.get('meta') }
+  if (own.entries === undefined) return undefined
+  return { content: own.entries.get('content'), meta: own.entries.get('meta'), value: own.entries.get('structuredContent') }
 }
 
 /** Checks one definition field, recording a problem when it is wrong. */
@@ -194,6 +226,7 @@ function checkFields(spec: Fields, problems: SchemaProblem[]): void {
 interface OutputParts {
   readonly node: SchemaNode
   readonly render: AnyFunction
+  readonly presentationMeta: AnyFunction | undefined
   readonly holder: unknown
 }
 
@@ -206,14 +239,20 @@ function checkOutput(output: unknown, problems: SchemaProblem[], schemaProblems:
     return undefined
   }
   for (const key of own.entries.keys()) {
-    if (key !== 'schema' && key !== 'render') problems.push(schemaProblem(['output', key], `unknown field ${JSON.stringify(key)} (allowed: schema, render)`))
+    if (!outputKeys.has(key)) {
+      problems.push(schemaProblem(['output', key], `unknown field ${JSON.stringify(key)} (allowed: ${[...outputKeys].join(', ')})`))
+    }
   }
   const render = own.entries.get('render')
   if (typeof render !== 'function') problems.push(schemaProblem(['output', 'render'], `must be a function, got ${describeValue(render)}`))
+  const presentationMeta = own.entries.get('presentationMeta')
+  if (presentationMeta !== undefined && typeof presentationMeta !== 'function') {
+    problems.push(schemaProblem(['output', 'presentationMeta'], `must be a function, got ${describeValue(presentationMeta)}`))
+  }
   const read = readValueSpec(own.entries.get('schema'))
   for (const problem of read.problems) schemaProblems.push(schemaProblem(['output', 'schema', ...problem.segments], problem.message))
   if (read.node === undefined || typeof render !== 'function') return undefined
-  return { node: read.node, render: render as AnyFunction, holder: output }
+  return { node: read.node, render: render as AnyFunction, presentationMeta: presentationMeta as AnyFunction | undefined, holder: output }
 }
 
 /**
@@ -222,10 +261,15 @@ function checkOutput(output: unknown, problems: SchemaProblem[], schemaProblems:
  * and returns a `ToolDefinition` whose `execute` validates the arguments before the body runs (a mismatch throws
  * {@link ToolArgsError}, which the registry turns into an `isError` result the model can act on).
  *
- * With `output: { schema, render }` the body returns a JSON value; it must be lossless JSON and match the schema
- * (otherwise {@link ToolOutputError}, code `INVALID_TOOL_OUTPUT`). `render(args, value)` turns it into the content,
- * and the result's `meta` is the validated value (a detached deep-frozen copy), so `presentResult` and programmatic
- * callers of `ctx.tools.execute` can read it; `invoke` returns it directly.
+ * The definition carries the registry's validation hook, `validateArguments`: the registry checks a call's
+ * arguments with it before any `tools/pre-execute` listener, guard or approval sees the call.
+ *
+ * With `output: { schema, render, presentationMeta? }` the body returns a JSON value, the canonical value; it must
+ * be lossless JSON and match the schema (otherwise {@link ToolOutputError}, code `INVALID_TOOL_OUTPUT`). The
+ * result's `structuredContent` is the validated value (a detached deep-frozen copy) for programmatic callers of
+ * `ctx.tools.execute` and MCP clients, not for session logs; `render(args, value)` turns it into the content and
+ * `presentationMeta(args, value)`, when given, into the result's `meta` (lossless JSON), the payload
+ * `presentResult` reads on replay. `invoke` returns the value directly.
  *
  * Without `output` the body returns content blocks, a string (one text block), or `{ content, meta }`.
  *
@@ -238,8 +282,9 @@ function checkOutput(output: unknown, problems: SchemaProblem[], schemaProblems:
 export function defineTool<
   const Spec extends ParameterSchemaSpec,
   const Output extends ValueSchemaSpec | undefined = undefined,
->(spec: ToolSpec<Spec, Output>): DefinedTool<InferArgs<Spec>, ToolInvokeResult<Output>>
-export function defineTool(spec: ToolSpec<ParameterSchemaSpec, ValueSchemaSpec | undefined>): DefinedTool<unknown, unknown> {
+  Meta = undefined,
+>(spec: ToolSpec<Spec, Output, Meta>): DefinedTool<InferArgs<Spec>, ToolInvokeResult<Output>>
+export function defineTool(spec: ToolSpec<ParameterSchemaSpec, ValueSchemaSpec | undefined, unknown>): DefinedTool<unknown, unknown> {
   const own = readOwnObject(spec)
   if (own.entries === undefined) {
     const message = own.got === undefined ? `reading the tool spec threw: ${own.threw}` : `expected a tool spec object, got ${own.got}`
@@ -273,10 +318,26 @@ function buildTool(
   const timeoutMs = fields.get('timeoutMs')
   const concurrencySafe = fields.get('concurrencySafe')
 
-  function checkArgs(args: unknown): void {
-    if (argsValidator.is(args)) return
+  function argsError(args: unknown): ToolArgsError | undefined {
+    if (argsValidator.is(args)) return undefined
     const result = argsValidator.validate(args)
-    if (!result.ok) throw new ToolArgsError({ toolName: name, violations: result.violations, omitted: result.omitted })
+    return result.ok ? undefined : new ToolArgsError({ toolName: name, violations: result.violations, omitted: result.omitted })
+  }
+
+  function checkArgs(args: unknown): void {
+    const error = argsError(args)
+    if (error !== undefined) throw error
+  }
+
+  function validateArguments(args: unknown): ToolArgumentsCheck {
+    let error: ToolArgsError | undefined
+    try {
+      error = argsError(args)
+    } catch (thrown) {
+      // A value the validator cannot even read (a revoked proxy): not arguments that match.
+      return { ok: false, message: `Invalid arguments for tool "${name}": they cannot be read (${errorText(thrown)}).` }
+    }
+    return error === undefined ? VALID : { ok: false, message: error.message }
   }
 
   /**
@@ -315,11 +376,28 @@ function buildTool(
     return snapshot.value
   }
 
+  /** The presentation payload `presentationMeta` derives from the value, as a detached frozen JSON snapshot. */
+  function presentationOf(parts: OutputParts, args: unknown, value: unknown): { readonly meta?: unknown } {
+    if (parts.presentationMeta === undefined) return {}
+    const meta = parts.presentationMeta.call(parts.holder, args, value)
+    if (meta === undefined) return {}
+    const snapshot = snapshotJson(meta)
+    if (!snapshot.ok) {
+      const { path, segments } = snapshot.error
+      throw invalidOutput([{ path, segments, keyword: 'json', message: `presentationMeta: ${nonJsonMessage(snapshot.error)}` }])
+    }
+    return { meta: snapshot.value }
+  }
+
   async function invokeContent(args: unknown, exec: ToolExecution): Promise<ToolExecuteObjectReturn> {
     checkArgs(args)
     const returned = await run(args, exec)
     const parts = contentParts(returned)
     if (parts !== undefined) {
+      if (parts.value !== undefined) {
+        const message = 'structuredContent comes from a declared output: declare output: { schema, render } and return the value itself'
+        throw invalidOutput([{ path: 'structuredContent', segments: ['structuredContent'], keyword: 'type', message }])
+      }
       const content = contentOf(parts.content)
       if (!Array.isArray(content)) {
         throw invalidOutput([{ ...content, path: `content${content.path}`, segments: ['content', ...content.segments] }])
@@ -337,6 +415,7 @@ function buildTool(
     parameters: deepFreeze(nodeToJsonSchema(parameterNode)) as ParametersJsonSchema,
     ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}),
     ...(concurrencySafe !== undefined ? { concurrencySafe: concurrencySafe as boolean } : {}),
+    validateArguments,
     invoke: output === undefined ? invokeContent : invokeValue,
     async execute(args, exec) {
       if (output === undefined) {
@@ -346,7 +425,7 @@ function buildTool(
       const value = await invokeValue(args, exec)
       const content = contentOf(output.render.call(output.holder, args, value))
       if (!Array.isArray(content)) throw invalidOutput([{ ...content, message: `render: ${content.message}` }])
-      return { content, meta: value }
+      return { content, ...presentationOf(output, args, value), structuredContent: value }
     },
     ...(presentCall === undefined
       ? {}
@@ -360,12 +439,13 @@ function buildTool(
       : {
           presentResult(args: unknown, result: ToolResult): ToolResultView | undefined {
             if (!argsValidator.is(args)) return undefined
-            let shown = result
-            // The result's own meta only: one inherited from a polluted prototype is not the tool's value.
-            const meta = Object.prototype.hasOwnProperty.call(result, 'meta') ? result.meta : undefined
-            if (outputValidator !== undefined && (meta === undefined ? 'meta' in result : !outputValidator.is(meta))) {
-              shown = { content: result.content, isError: result.isError }
-            }
+            // The replayable projections only, as own fields (a meta inherited from a polluted prototype is not the
+            // tool's); never `structuredContent`, which a replayed log does not hold, so a presenter cannot come to
+            // depend on it. With `output` but no `presentationMeta` there is no meta to show.
+            const hasMeta = Object.prototype.hasOwnProperty.call(result, 'meta') && (output === undefined || output.presentationMeta !== undefined)
+            const shown: ToolResult = hasMeta
+              ? { content: result.content, isError: result.isError, meta: result.meta }
+              : { content: result.content, isError: result.isError }
             return presentResult.call(spec, args, shown) as ToolResultView | undefined
           },
         }),

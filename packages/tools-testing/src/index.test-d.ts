@@ -75,7 +75,7 @@ describe('the scripted loop', () => {
 
   it('has a discriminated session log', () => {
     const event = {} as SessionEvent
-    if (event.type === 'tool/result') expectTypeOf(event.result).toEqualTypeOf<ToolExecutionResult>()
+    if (event.type === 'tool/result') expectTypeOf(event.result).toEqualTypeOf<Omit<ToolExecutionResult, 'structuredContent'>>()
     if (event.type === 'tool/call') expectTypeOf(event.mode).toEqualTypeOf<'parallel' | 'serial'>()
   })
 })

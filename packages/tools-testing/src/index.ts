@@ -40,6 +40,7 @@ export {
   type ScriptedSessionOptions,
   type SessionStopReason,
 } from './run-scripted-session.js'
+export { replayableResult, type ReplayableToolResult } from './replayable-result.js'
 export { runToolStep } from './run-tool-step.js'
 export { ScriptedModelError } from './scripted-model-error.js'
 export type {

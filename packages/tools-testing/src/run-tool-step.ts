@@ -1,6 +1,7 @@
 import type { ToolExecutionInput, ToolExecutionResult } from '@dsh/tools-core'
 import type { StepBatch } from '@dsh/tools-registry'
 import { InvalidTestOptionError } from './invalid-test-option-error.js'
+import { replayableResult } from './replayable-result.js'
 import { ScriptedModelError } from './scripted-model-error.js'
 import type {
   ContextMessageEvent,
@@ -91,7 +92,8 @@ export async function runToolStep(
   }
   const onResult = (result: ToolExecutionResult, index: number): void => {
     const call = checked[index]!
-    append({ type: 'tool/result', step, callId: call.id, name: call.name, result })
+    // The log holds what replay needs; the canonical value stays in the step's results for programmatic callers.
+    append({ type: 'tool/result', step, callId: call.id, name: call.name, result: replayableResult(result) })
   }
   const inputs = checked.map((call): ToolExecutionInput => ({ callId: call.id, name: call.name, arguments: call.arguments }))
   const done = await tools.executeStep(inputs, {

@@ -1,4 +1,5 @@
 import type { Agent, CallId, ContentBlock, ToolExecutionResult } from '@dsh/tools-core'
+import type { ReplayableToolResult } from './replayable-result.js'
 import type { ExecuteStepOptions, StepCall, ToolExecutionMode, ToolStepResult } from '@dsh/tools-registry'
 
 /** One tool call as a model emits it: the model's call id, the tool's name, and the parsed JSON arguments. */
@@ -51,8 +52,11 @@ export interface ToolResultEvent {
   readonly callId: CallId
   /** The tool's name (as called). */
   readonly name: string
-  /** The frozen result `ctx.tools.execute` resolved to. */
-  readonly result: ToolExecutionResult
+  /**
+   * The frozen result the pipeline resolved to, as a log persists it: without `structuredContent` (see
+   * {@link ReplayableToolResult}; the step's `results` keep the whole result for programmatic use).
+   */
+  readonly result: ReplayableToolResult
 }
 
 /**

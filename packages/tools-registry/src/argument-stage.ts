@@ -1,0 +1,62 @@
+// Stage 3 of the pipeline: the arguments of a tool that carries a validation hook (`validateArguments`, which
+// `defineTool` sets), checked before any listener, guard or person sees the call.
+import type { ToolExecutionResult } from '@dsh/tools-core'
+import { describeThrown, describeValue, isThenable, quote } from './describe-value.js'
+import type { PipelineExecution } from './execution.js'
+import { readOwn } from './own-field.js'
+import { failure, TOOL_FAULT, toolFailed } from './results.js'
+import type { ToolRecord } from './tool-record.js'
+
+/** Where a misbehaving validation hook is reported (never throws). */
+export type Warn = (message: string, cause?: unknown) => void
+
+/** `INVALID_ARGS` (tools-schema's `ToolArgsError`): the text is what the hook said is wrong. */
+export function invalidArgs(callId: string, text: string): ToolExecutionResult {
+  return failure(callId, 'ToolArgsError', 'INVALID_ARGS', text)
+}
+
+/**
+ * Runs the tool's validation hook on the frozen arguments. Returns `undefined` when there is none (a raw
+ * JSON-Schema tool: its body checks its own input) or the arguments match; the `INVALID_ARGS` result when they do
+ * not; `TOOL_FAILED` when the hook throws or answers something other than a `ToolArgumentsCheck` (the call does
+ * not run: a check that cannot say yes is not a yes).
+ */
+export function checkArguments(exec: PipelineExecution, record: ToolRecord, warn: Warn): ToolExecutionResult | undefined {
+  const validate = record.validateArguments
+  if (validate === undefined) return undefined
+  const tool = quote(exec.name)
+  const broken = (what: string): ToolExecutionResult =>
+    toolFailed(exec.callId, `The call to ${tool} was not run: the tool's argument check failed (${what}). ${TOOL_FAULT}`)
+  let check: unknown
+  try {
+    check = validate.call(record.definition, exec.arguments)
+  } catch (error) {
+    warn(`the argument check (validateArguments) of tool ${tool} threw`, error)
+    return broken(`it threw ${describeThrown(error)}`)
+  }
+  let ok: unknown
+  let message: unknown
+  try {
+    if (typeof check === 'object' && check !== null) {
+      ok = readOwn(check, 'ok')
+      message = readOwn(check, 'message')
+    }
+  } catch (error) {
+    warn(`reading the argument check of tool ${tool} threw`, error)
+    return broken(`its answer cannot be read: ${describeThrown(error)}`)
+  }
+  if (ok === true) return undefined
+  if (ok === false) {
+    const text =
+      typeof message === 'string' && message.trim() !== ''
+        ? message
+        : `The arguments of the call to ${tool} do not match the tool's parameters; fix them and call ${tool} again.`
+    return invalidArgs(exec.callId, text)
+  }
+  if (isThenable(check)) {
+    // An async check cannot be honoured; keep its eventual rejection from going unhandled.
+    Promise.resolve(check).then(undefined, (error: unknown) => warn(`the async argument check of tool ${tool} rejected`, error))
+  }
+  warn(`the argument check (validateArguments) of tool ${tool} returned ${describeValue(check)}, not { ok: true } or { ok: false, message }`)
+  return broken(`it returned ${describeValue(check)}, not { ok: true } or { ok: false, message }`)
+}
