@@ -7,7 +7,7 @@ import type { McpCallResult, McpContentBlock } from './session-types.js'
 /** What a successful call hands the registry: the bounded content, `meta`, and the structured value. */
 export interface MappedResult {
   content: ContentBlock[]
-  meta: { mcp: McpResultMeta; structuredContent?: JsonValue }
+  meta: { mcp: McpResultMeta }
   structuredContent?: JsonValue
 }
 
@@ -154,8 +154,9 @@ export function mapCallResult(result: McpCallResult, context: { server: string; 
   }
   const mapped: MappedResult = { content, meta: { mcp } }
   if (structured !== undefined) {
+    // The canonical value travels as structuredContent only: `meta` is a replayable projection a session log
+    // keeps, and the value must not be persisted with it.
     mapped.structuredContent = structured
-    mapped.meta.structuredContent = structured
   }
   return mapped
 }

@@ -21,7 +21,8 @@ describe('Streamable HTTP', () => {
       expect(status.era).toBe(protocol === 'legacy' ? 'legacy' : 'modern')
       const result = await t.tools.execute({ callId: 'a', name: 'mcp__web__add', arguments: { a: 2, b: 3 } })
       expect(result.content).toEqual([{ type: 'text', text: '5' }])
-      expect(result.meta).toMatchObject({ structuredContent: { sum: 5 } })
+      expect(result.structuredContent).toEqual({ sum: 5 })
+      expect(result.meta).not.toHaveProperty('structuredContent')
     })
   }
 

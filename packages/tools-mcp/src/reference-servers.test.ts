@@ -84,7 +84,7 @@ describe('server-filesystem', () => {
     expect(trusted.tools.executionMode({ name: 'mcp__fs2__read_text_file' })).toBe('parallel')
     const read = await trusted.tools.execute({ callId: 'r', name: 'mcp__fs2__read_text_file', arguments: { path: join(dir, 'a.txt') } })
     expect(text(read.content)).toBe('alpha')
-    expect(read.meta).toMatchObject({ structuredContent: { content: 'alpha' } })
+    expect(read.structuredContent).toMatchObject({ content: 'alpha' })
   })
 
   it('turns an 11 MB read into one MCP_RESULT_TOO_LARGE failure, restarts the server, and the next read works', async () => {
@@ -108,6 +108,6 @@ describe('server-memory', () => {
     const created = await t.tools.execute({ callId: 'c', name: 'mcp__mem__create_entities', arguments: { entities: [{ name: 'dsh', entityType: 'project', observations: ['uses MCP'] }] } })
     expect(created.isError).toBe(false)
     const graph = await t.tools.execute({ callId: 'g', name: 'mcp__mem__read_graph', arguments: {} })
-    expect(graph.meta).toMatchObject({ structuredContent: { entities: [{ name: 'dsh', entityType: 'project', observations: ['uses MCP'] }] } })
+    expect(graph.structuredContent).toMatchObject({ entities: [{ name: 'dsh', entityType: 'project', observations: ['uses MCP'] }] })
   })
 })

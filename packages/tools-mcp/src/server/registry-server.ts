@@ -17,8 +17,7 @@ let callCounter = 0
 
 function toMcpResult(result: ToolExecutionResult): Record<string, unknown> {
   const out: Record<string, unknown> = { content: result.content, isError: result.isError }
-  const structured = (result as { structuredContent?: unknown }).structuredContent
-  if (!result.isError && structured !== undefined) out.structuredContent = structured
+  if (!result.isError && result.structuredContent !== undefined) out.structuredContent = result.structuredContent
   if (result.error !== undefined) out._meta = { 'dsh/error': { name: result.error.name, code: result.error.code } }
   return out
 }
