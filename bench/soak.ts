@@ -229,8 +229,26 @@ async function soakDyingHosts(): Promise<{
   return { count, pids, alive, spillsLeft, wrongExits }
 }
 
+/** tsx's compile cache (`tsx-<uid>`), which the dying hosts' tsx creates in the temp folder: not ours to clean. */
+const isTsxCache = (name: string): boolean => /^tsx-\d+$/.test(name)
+
 async function soakBash(): Promise<string[]> {
-  const tempBefore = new Set(readdirSync(tmpdir()))
+  // A temp folder of the soak's own, for everything it and its hosts create: counting new entries of the shared temp
+  // folder would blame the soak for what other processes on the machine write there meanwhile.
+  const outerTmp = process.env['TMPDIR']
+  const soakTmp = mkdtempSync(join(tmpdir(), 'dsh-soak-tmp-'))
+  process.env['TMPDIR'] = soakTmp
+  try {
+    return await soakBashIn(soakTmp)
+  } finally {
+    if (outerTmp === undefined) delete process.env['TMPDIR']
+    else process.env['TMPDIR'] = outerTmp
+    rmSync(soakTmp, { recursive: true, force: true })
+  }
+}
+
+async function soakBashIn(soakTmp: string): Promise<string[]> {
+  if (tmpdir() !== soakTmp) throw new Error(`the soak's temp folder is not in effect: tmpdir() is ${tmpdir()}`)
   const ctx = new Context()
   const executor = await ctx.plugin(LocalBashExecutor, { outputWindowBytes: 256, killGraceMs: 200, drainTimeoutMs: 100 })
   const bash = ctx.bash
@@ -276,7 +294,7 @@ async function soakBash(): Promise<string[]> {
   for (let wait = 0; wait < 40 && [...pids].some(isAlive); wait++) await sleep(50)
   const alive = [...pids].filter(isAlive)
   const hostsAlive = hosts.alive
-  const tempLeft = readdirSync(tmpdir()).filter((name) => !tempBefore.has(name))
+  const tempLeft = readdirSync(soakTmp).filter((name) => !isTsxCache(name))
   const spillLeft = spill !== null && existsSync(spill)
   const problems: string[] = []
   if (alive.length > 0) problems.push(`${alive.length} processes alive: ${alive.slice(0, 10).join(', ')}`)
