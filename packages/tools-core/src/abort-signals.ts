@@ -78,7 +78,7 @@ function fanoutOf(signal: AbortSignal): Fanout {
   const listenings = new Set<Listening>()
   const onAbort = (): void => {
     fanouts.delete(signal)
-    for (const listening of [...listenings]) {
+    for (const listening of listenings) {
       // One removed by an earlier listener of this abort is not called, as with the platform's own listeners.
       if (!listenings.delete(listening)) continue
       try {
