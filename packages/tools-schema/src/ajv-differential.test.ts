@@ -27,8 +27,9 @@ import { backendUnderTest } from './backend-under-test.setup.js'
 
 const specRuns = Number(process.env['DSH_FUZZ_RUNS'] ?? 2500)
 const valuesPerSpec = 5
-// Generous: the default run takes a few seconds; a long run takes longer.
-const timeout = 60_000 + specRuns * 4
+// Generous: a test of the default run takes about 10 s alone on 2 cores, and over 70 s when the machine is busy with
+// other test runs (it compiles every spec three times, once with ajv); a long run takes longer.
+const timeout = 240_000 + specRuns * 40
 const seed = process.env['DSH_FUZZ_SEED'] === undefined ? undefined : Number(process.env['DSH_FUZZ_SEED'])
 
 // ownProperties: ajv otherwise reads `constructor`, `toString`, … through the prototype (its default is fast, not
