@@ -100,12 +100,12 @@ function boundedControlShell(maxProcesses: number): { shell: string; remove: () 
   }
 }
 
-/** Starts a loop of `count` background sleeps and returns the most that were alive at once (within 4 s). */
+/** Starts a loop of `count` background sleeps and returns the most that were alive at once (within 10 s: a loaded machine forks slowly). */
 async function mostAlive(executor: LoadedExecutor, count: number): Promise<number> {
   const token = nonce()
   const task = await executor.bash.start({ command: `for i in $(seq 1 ${count}); do /usr/bin/sleep ${token} & done 2>/dev/null; wait`, timeoutMs: 60_000 })
   let most = 0
-  const until = Date.now() + 4_000
+  const until = Date.now() + 10_000
   while (Date.now() < until) {
     most = Math.max(most, processesWith(token).length)
     if (most >= count) break
@@ -157,7 +157,8 @@ describeInSandbox(() => {
       try {
         const local = await loadLocal({ cwd: workdir, tempDir, shell: control.shell })
         loaded.push(local)
-        expect(await mostAlive(local, 120)).toBe(120)
+        // Past the sandbox's limit is what the control must show (all 120 may not be up in time on a loaded machine).
+        expect(await mostAlive(local, 120)).toBeGreaterThan(40)
       } finally {
         await Promise.all(loaded.splice(0).map(({ fiber }) => fiber.dispose()))
         control.remove()
