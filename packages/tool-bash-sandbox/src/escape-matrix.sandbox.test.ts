@@ -314,14 +314,16 @@ describeInSandbox(() => {
       }
 
       if (uid !== 0) {
-        // RLIMIT_NPROC binds the sandbox user; the kernel exempts uid 0, so root callers rely on the timeout (see the docs).
-        it('a fork bomb stays under maxProcesses in the sandbox, and is not bounded under the local executor', async () => {
+        // The rlimit fallback (RLIMIT_NPROC) binds the sandbox user; the kernel exempts uid 0, which is why root callers
+        // get per-command cgroups (resource-limits.sandbox.test.ts holds the root fork bomb and its bounded control).
+        it('a fork bomb stays under maxProcesses in the sandbox with the rlimit fallback, and is not bounded under the local executor', async () => {
           const limited = await loadSandboxed({
             cwd: host.workdir,
             tempDir: join(host.base, 'priv'),
             hideDefaultSecrets: false,
             bwrap: host.asUid('/usr/bin/bwrap'),
             maxProcesses: 40,
+            resourceLimits: 'rlimit',
           })
           try {
             const spawned = async (executor: LoadedExecutor): Promise<number> => {

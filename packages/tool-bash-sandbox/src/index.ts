@@ -29,6 +29,8 @@ export {
   type SandboxProfile,
   type SandboxProfileInput,
 } from './sandbox-profile.js'
+export { locateCgroups, type CgroupControllerName, type CgroupLayoutInput, type CgroupLocation, type CgroupVersion } from './cgroup-layout.js'
+export { describeResourceLimits, type ResourceLimitMechanism, type SandboxResourceLimits } from './resource-limits.js'
 export { SandboxSetupError } from './sandbox-setup-error.js'
 export { SandboxUnavailableError, type SandboxUnavailableCause } from './sandbox-unavailable-error.js'
 export { SandboxedBashExecutor } from './sandboxed-bash-executor.js'

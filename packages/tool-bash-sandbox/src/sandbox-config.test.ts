@@ -17,6 +17,7 @@ describe('resolveSandboxedBashConfig', () => {
     expect(resolved.policy.protectGit).toBe(true)
     expect(resolved.policy.tmpSizeBytes).toBe(SANDBOX_DEFAULTS.tmpSizeBytes)
     expect(resolved.onUnavailable).toBe('fail')
+    expect(resolved.resourceLimits).toBe('auto')
     expect(resolved.local.cwd).toBe(scratch)
   })
 
@@ -31,12 +32,13 @@ describe('resolveSandboxedBashConfig', () => {
   it('lists every problem at once, and passes the local keys on to the local rules', () => {
     let error: unknown
     try {
-      resolveSandboxedBashConfig({ cwd: scratch, tmpSizeBytes: 5, protectGit: 'yes', network: 'on', maxTimeoutMs: -1 })
+      resolveSandboxedBashConfig({ cwd: scratch, tmpSizeBytes: 5, protectGit: 'yes', network: 'on', maxTimeoutMs: -1, resourceLimits: 'cgroups' })
     } catch (thrown) {
       error = thrown
     }
     expect(BashConfigError.isInstance(error)).toBe(true)
     const issues = (error as BashConfigError).issues.join('\n')
-    for (const key of ['maxTimeoutMs', 'tmpSizeBytes', 'protectGit', 'network']) expect(issues).toContain(`${key}:`)
+    expect(issues).toContain(`resourceLimits: must be 'auto', 'cgroup' or 'rlimit', got "cgroups"`)
+    for (const key of ['maxTimeoutMs', 'tmpSizeBytes', 'protectGit', 'network', 'resourceLimits']) expect(issues).toContain(`${key}:`)
   })
 })

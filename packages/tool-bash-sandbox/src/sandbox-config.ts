@@ -53,13 +53,27 @@ export interface SandboxedBashConfig extends LocalBashConfig {
    * or host abstract sockets), or an allow list reached through the executor's proxy (needs `socat`). Default: `'off'`.
    */
   network?: 'off' | SandboxNetworkAllowList | undefined
-  /** Address-space limit of each process of a command (`RLIMIT_AS`), in bytes: 16 MiB to 1 TiB. Default: none. */
+  /**
+   * The memory of each command, in bytes: 16 MiB to 1 TiB. In a cgroup (see `resourceLimits`) it bounds the whole
+   * command (every process, its page cache and its `/tmp` files, no swap): beyond it the kernel's OOM killer ends
+   * the largest process and the result says so. With the rlimit fallback it is the address space of each process
+   * (`RLIMIT_AS`; Node reserves a lot of it: give it GiBs). Default: none.
+   */
   memoryBytes?: number | undefined
   /**
-   * Processes the sandbox user may run (`RLIMIT_NPROC`), an integer from 8 to 1048576. Not enforced for root
-   * callers (the kernel exempts uid 0); the time limit still ends a fork bomb there. Default: none.
+   * Processes (and threads) a command may have at once, an integer from 8 to 1048576. In a cgroup (`pids.max`) it
+   * holds for every caller, root included; a fork past it fails with EAGAIN. With the rlimit fallback it is
+   * `RLIMIT_NPROC` of the sandbox user, which the kernel does not enforce for uid 0. Default: none.
    */
   maxProcesses?: number | undefined
+  /**
+   * How `memoryBytes` and `maxProcesses` are enforced: `'auto'` (a cgroup of each command when this process may
+   * create cgroups, v2 when the unified hierarchy has the controller, else v1; rlimits for what it cannot place),
+   * `'cgroup'` (cgroups or the load fails with `SandboxUnavailableError`, reason `cgroups-unavailable`) or
+   * `'rlimit'` (rlimits only, through `prlimit`). The mechanism in use is in `resourceLimits` of the executor, in
+   * each result's `meta.executor.limits` and in the policy text. Default: `'auto'`.
+   */
+  resourceLimits?: 'auto' | 'cgroup' | 'rlimit' | undefined
   /**
    * What loading does when the sandbox cannot start: `'fail'` (the load rejects with `SandboxUnavailableError`)
    * or `'run-unsandboxed'` (an explicit deployment choice: commands run like the local executor's, the policy in
@@ -80,10 +94,12 @@ export interface ResolvedSandboxConfig {
   readonly policy: SandboxPolicy
   /** The network allow list, or `null` when the network is off. */
   readonly network: { readonly rules: readonly NetworkAllowRule[]; readonly resolve: NetworkResolver | undefined } | null
-  /** `RLIMIT_AS` in bytes, or null. */
+  /** The memory limit of a command in bytes, or null. */
   readonly memoryBytes: number | null
-  /** `RLIMIT_NPROC`, or null. */
+  /** The process limit of a command, or null. */
   readonly maxProcesses: number | null
+  /** How the limits are enforced: `'auto'`, `'cgroup'` or `'rlimit'`. */
+  readonly resourceLimits: 'auto' | 'cgroup' | 'rlimit'
   /** `'fail'` or `'run-unsandboxed'`. */
   readonly onUnavailable: 'fail' | 'run-unsandboxed'
 }
@@ -130,6 +146,7 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   protectGit: true,
   tmpSizeBytes: 268_435_456,
   network: 'off',
+  resourceLimits: 'auto',
   onUnavailable: 'fail',
 } as const)
 
@@ -144,6 +161,7 @@ const SANDBOX_KEYS = new Set([
   'network',
   'memoryBytes',
   'maxProcesses',
+  'resourceLimits',
   'onUnavailable',
 ])
 
@@ -260,6 +278,10 @@ export function resolveSandboxedBashConfig(input: unknown = {}): ResolvedSandbox
   } else if (networkValue !== undefined && networkValue !== 'off') {
     issues.push(`network: must be 'off' or { allow: [...] }, got ${JSON.stringify(networkValue) ?? String(networkValue)}`)
   }
+  const resourceLimits = own(config, 'resourceLimits') ?? SANDBOX_DEFAULTS.resourceLimits
+  if (resourceLimits !== 'auto' && resourceLimits !== 'cgroup' && resourceLimits !== 'rlimit') {
+    issues.push(`resourceLimits: must be 'auto', 'cgroup' or 'rlimit', got ${JSON.stringify(resourceLimits) ?? String(resourceLimits)}`)
+  }
   const onUnavailable = own(config, 'onUnavailable') ?? SANDBOX_DEFAULTS.onUnavailable
   if (onUnavailable !== 'fail' && onUnavailable !== 'run-unsandboxed') {
     issues.push(`onUnavailable: must be 'fail' or 'run-unsandboxed', got ${JSON.stringify(onUnavailable)}`)
@@ -280,6 +302,7 @@ export function resolveSandboxedBashConfig(input: unknown = {}): ResolvedSandbox
     network,
     memoryBytes: integer('memoryBytes', 16_777_216, 1_099_511_627_776),
     maxProcesses: integer('maxProcesses', 8, 1_048_576),
+    resourceLimits: resourceLimits === 'cgroup' || resourceLimits === 'rlimit' ? resourceLimits : 'auto',
     onUnavailable: onUnavailable === 'run-unsandboxed' ? 'run-unsandboxed' : 'fail',
   })
   if (issues.length > 0) throw new BashConfigError(issues)

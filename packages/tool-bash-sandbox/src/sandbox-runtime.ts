@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { BashLaunchContext, BashLaunchPlan } from '@dsh/tool-bash'
 import { NetworkProxy } from './network-proxy.js'
 import { policyBlockNote } from './policy-note.js'
+import { ResourceLimiter, type CommandLimits } from './resource-limits.js'
 import type { ResolvedSandboxConfig } from './sandbox-config.js'
 import { KNOWN_FAILURES, PROXY_PORT, bwrapLines, locate, proxyEnvironment, readStatus, realFileSystem } from './sandbox-host.js'
 import { SANDBOX_PROXY_SOCKET, buildSandboxProfile, type ProfileFileSystem } from './sandbox-profile.js'
@@ -31,7 +32,8 @@ export class SandboxRuntime {
   /** Paths hidden on top of the policy, asked for at each launch (the executor's spill directory). */
   extraHidden: () => readonly string[] = () => []
   private bwrap: string | null = null
-  private prlimit: string | null = null
+  /** The resource limits (cgroups or rlimits), once the preflight has prepared them. */
+  limiter: ResourceLimiter | null = null
   private socat: string | null = null
   private directory: string | null = null
   private seccompPath = ''
@@ -58,6 +60,8 @@ export class SandboxRuntime {
       process.once('exit', this.removeOnExit)
     } catch (error) {
       this.removeDirectory()
+      this.limiter?.dispose()
+      this.limiter = null
       if (!SandboxUnavailableError.isInstance(error) || this.config.onUnavailable === 'fail') throw error
       this.unavailable = error
       this.log(`${error.message} — running commands UNSANDBOXED, as configured (onUnavailable: 'run-unsandboxed')`)
@@ -88,16 +92,7 @@ export class SandboxRuntime {
         'install it: apt-get install -y bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), or set the bwrap option to its path',
       )
     }
-    if (this.config.memoryBytes !== null || this.config.maxProcesses !== null) {
-      this.prlimit = locate('prlimit') ?? null
-      if (this.prlimit === null) {
-        throw new SandboxUnavailableError(
-          'preflight-failed',
-          'memoryBytes or maxProcesses is set but prlimit (util-linux) is not installed',
-          'install util-linux, or leave memoryBytes and maxProcesses out',
-        )
-      }
-    }
+    this.limiter = ResourceLimiter.open(this.config, (message) => this.log(message), this.isRoot)
     if (this.config.network !== null) {
       this.socat = locate('socat') ?? null
       if (this.socat === null) {
@@ -195,13 +190,7 @@ export class SandboxRuntime {
     if (directory === null || this.bwrap === null) throw new Error('the sandbox has been disposed')
     const { policy } = this.config
     const cwd = realFileSystem.realpath(context.request.cwd) ?? context.request.cwd
-    const limits: string[] = []
-    if (this.prlimit !== null) {
-      limits.push(this.prlimit)
-      if (this.config.memoryBytes !== null) limits.push(`--as=${this.config.memoryBytes}`)
-      if (this.config.maxProcesses !== null) limits.push(`--nproc=${this.config.maxProcesses}`)
-      limits.push('--')
-    }
+    const limits = this.limiter?.innerPrefix ?? []
     const liveStubs = this.stubs
     const fs: ProfileFileSystem = {
       kind: (path) => (liveStubs.has(path) ? 'missing' : realFileSystem.kind(path)),
@@ -234,19 +223,30 @@ export class SandboxRuntime {
       fs,
     )
     const statusPath = join(directory, `status-${this.serial}`)
+    let commandLimits: CommandLimits | null
+    try {
+      // Made before the command starts, with the limits set; the launch joins it before it execs bwrap.
+      commandLimits = this.limiter?.begin() ?? null
+    } catch (error) {
+      void proxy?.close()
+      throw error
+    }
     const seccompFd = openSync(this.seccompPath, 'r')
     let statusFd: number
     try {
       statusFd = openSync(statusPath, 'w', 0o600)
     } catch (error) {
       closeSync(seccompFd)
+      void proxy?.close()
+      void commandLimits?.remove()
       throw error
     }
     for (const stub of profile.stubs) liveStubs.set(stub, (liveStubs.get(stub) ?? 0) + 1)
     let open = true
+    const launch = commandLimits?.wrap(context.shell, this.bwrap, profile.args) ?? { file: this.bwrap, args: [...profile.args] }
     return {
-      file: this.bwrap,
-      args: profile.args,
+      file: launch.file,
+      args: launch.args,
       env: { ...context.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp', ...(proxy === null ? {} : proxyEnvironment()) },
       cwd: '/',
       extraFds: [seccompFd, statusFd],
@@ -263,10 +263,15 @@ export class SandboxRuntime {
           const refused = denials.map((denial) => `${denial.host}:${denial.port} (${denial.reason})`).join(', ')
           note = `Note: the sandbox's network policy refused ${refused}; only ${allowed.join(', ')} can be reached, and the policy cannot be changed from here.`
         }
+        // A limit that ended the command explains the failure better than any guess from its output.
+        note = commandLimits?.note(result.exitCode) ?? note
         const executorMeta =
-          network === null
+          network === null && commandLimits === null
             ? undefined
-            : { network: { allow: allowed, denials: denials.map((denial) => ({ ...denial })) } }
+            : {
+                ...(network === null ? {} : { network: { allow: allowed, denials: denials.map((denial) => ({ ...denial })) } }),
+                ...(commandLimits === null ? {} : { limits: commandLimits.meta() }),
+              }
         if (note === undefined && executorMeta === undefined) return result
         return Object.freeze({ ...result, ...(note === undefined ? {} : { note }), ...(executorMeta === undefined ? {} : { executorMeta }) })
       },
@@ -281,6 +286,7 @@ export class SandboxRuntime {
         closeSync(statusFd)
         rmSync(statusPath, { force: true })
         this.releaseStubs(profile.stubs)
+        await commandLimits?.remove()
       },
     }
   }
@@ -321,12 +327,17 @@ export class SandboxRuntime {
     this.directory = null
   }
 
-  private readonly removeOnExit = (): void => this.removeDirectory()
+  private readonly removeOnExit = (): void => {
+    this.removeDirectory()
+    this.limiter?.dispose()
+  }
 
   dispose(): void {
     process.off('exit', this.removeOnExit)
     this.sandboxed = false
     this.unavailable = null
     this.removeDirectory()
+    this.limiter?.dispose()
+    this.limiter = null
   }
 }

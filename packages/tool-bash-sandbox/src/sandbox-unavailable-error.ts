@@ -14,6 +14,7 @@ export type SandboxUnavailableCause =
   | 'mount-denied'
   | 'proc-unmountable'
   | 'profile-not-enforced'
+  | 'cgroups-unavailable'
   | 'preflight-failed'
 
 /**

@@ -1,6 +1,7 @@
 import { Service, type Context } from 'cordis'
 import { LocalBashExecutor, type BashExecutorLimits } from '@dsh/tool-bash'
 import { describeSandboxPolicy } from './policy-note.js'
+import { describeResourceLimits, type SandboxResourceLimits } from './resource-limits.js'
 import { resolveSandboxedBashConfig, type ResolvedSandboxConfig, type SandboxedBashConfig } from './sandbox-config.js'
 import type { SandboxPolicy } from './sandbox-profile.js'
 import { SandboxRuntime } from './sandbox-runtime.js'
@@ -69,6 +70,15 @@ export class SandboxedBashExecutor extends LocalBashExecutor {
     return this.sandbox.config.policy
   }
 
+  /**
+   * The memory and process limits of every command and how each is enforced (`cgroup-v2`, `cgroup-v1` or
+   * `rlimit`), as the preflight decided; `null` before the preflight, after disposal, and when commands run
+   * unsandboxed.
+   */
+  get resourceLimits(): SandboxResourceLimits | null {
+    return this.sandbox.sandboxed ? (this.sandbox.limiter?.limits ?? null) : null
+  }
+
   /** True when commands run in the sandbox; false only with `onUnavailable: 'run-unsandboxed'` after a failed preflight. */
   get sandboxed(): boolean {
     return this.sandbox.sandboxed
@@ -82,7 +92,10 @@ export class SandboxedBashExecutor extends LocalBashExecutor {
   private get policyText(): string {
     const network = this.sandbox.config.network
     const allowed = network?.rules.map((rule) => (rule.port === null ? rule.host : `${rule.host}:${rule.port}`)) ?? []
-    if (this.sandbox.sandboxed) return describeSandboxPolicy(this.sandbox.config.policy, allowed)
+    if (this.sandbox.sandboxed) {
+      const limits = this.sandbox.limiter === null ? '' : describeResourceLimits(this.sandbox.limiter.limits)
+      return `${describeSandboxPolicy(this.sandbox.config.policy, allowed)}${limits === '' ? '' : ` ${limits}`}`
+    }
     return 'Commands run WITHOUT a sandbox on this machine (the deployment allowed it): be careful with anything destructive.'
   }
 }
