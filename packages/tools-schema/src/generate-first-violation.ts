@@ -36,6 +36,8 @@ import type { Violation } from './violation.js'
 export interface Found {
   check: Check | undefined
   value: unknown
+  /** How many of `segments` and `pieces` this walk wrote (the arrays are reused, never shortened). */
+  depth: number
   readonly segments: JsonPathSegment[]
   readonly pieces: string[]
 }
@@ -58,7 +60,7 @@ export interface GeneratedValidator {
 
 // `L` records the node that failed here; `P` adds a segment as the walk unwinds. Both answer `false`.
 const locatorPrelude =
-  'const L=(F,c,v)=>{F.check=c;F.value=v;return false},P=(F,s,p)=>{F.segments.push(s);F.pieces.push(p);return false};'
+  'const L=(F,c,v)=>{F.check=c;F.value=v;return false},P=(F,s,p)=>{F.segments[F.depth]=s;F.pieces[F.depth++]=p;return false};'
 
 /** The items of an array without `items`: any lossless JSON (its closure check is the shared `json` check). */
 const anyJson: JsonNode = { kind: 'json', annotations: {} }
@@ -89,7 +91,7 @@ function locatorOf(locating: Locating, node: ObjectNode | ArrayNode): string {
   const self = checkOf(locating, node)
   const body = node.kind === 'object' ? objectLocator(locating, node, self) : arrayLocator(locating, node, self)
   // A throw while reading this value is this node's to report (its children catch their own): forget any segment.
-  const caught = `catch(error){F.segments.length=0;F.pieces.length=0;return L(F,${self},v)}`
+  const caught = `catch(error){F.depth=0;return L(F,${self},v)}`
   locating.generator.functions.push(`function ${name}(v,F){try{${body}}${caught}}`)
   return name
 }
@@ -154,34 +156,32 @@ export function generateValidator(node: SchemaNode, rootCheck: Check): Generated
 }
 
 function emptyFound(): Found {
-  return { check: undefined, value: undefined, segments: [], pieces: [] }
+  return { check: undefined, value: undefined, depth: 0, segments: [], pieces: [] }
 }
 
 /**
  * `firstViolation` over a locating walk. One {@link Found} is reused from call to call (a getter that validates
- * again while the walk runs gets one of its own), so a call allocates only what it returns.
+ * again while the walk runs gets one of its own), so a call allocates little more than what it returns.
  */
 function firstViolationWith(locate: Locate): FirstViolation {
   let spare: Found | undefined = emptyFound()
   return (value) => {
-    const found = spare ?? emptyFound()
-    spare = undefined
+    let found = spare
+    if (found === undefined) found = emptyFound()
+    else spare = undefined
+    found.depth = 0
+    let ok: boolean | null
     try {
-      let ok: boolean
-      try {
-        ok = locate(value, found)
-      } catch {
-        // Only through the engine's own limits (the walk catches what reading throws): the closures report it.
-        return null
-      }
-      return ok ? undefined : recordAt(found)
-    } finally {
-      found.check = undefined
-      found.value = undefined
-      found.segments.length = 0
-      found.pieces.length = 0
-      spare = found
+      ok = locate(value, found)
+    } catch {
+      // Only through the engine's own limits (the walk catches what reading throws): the closures report it.
+      ok = null
     }
+    const result = ok === true ? undefined : ok === null ? null : recordAt(found)
+    found.check = undefined
+    found.value = undefined
+    spare = found
+    return result
   }
 }
 
@@ -199,11 +199,11 @@ function recordAt(found: Found): Violation | null {
   if (sink.list.length === 0) return null
   const pending = sink.list[0] as (typeof sink.list)[number]
   // The path above the node (its segments, innermost first), then the path inside it.
-  const { segments, pieces } = found
+  const { segments, pieces, depth } = found
   let text = pending.text
-  for (let index = 0; index < pieces.length; index++) text = (pieces[index] as string) + text
+  for (let index = 0; index < depth; index++) text = (pieces[index] as string) + text
   const path: JsonPathSegment[] = []
-  for (let index = segments.length - 1; index >= 0; index--) path.push(segments[index] as JsonPathSegment)
+  for (let index = depth - 1; index >= 0; index--) path.push(segments[index] as JsonPathSegment)
   for (let index = pending.reversed.length - 1; index >= 0; index--) path.push(pending.reversed[index] as JsonPathSegment)
   return { path: text.charCodeAt(0) === 46 ? text.slice(1) : text, segments: path, keyword: pending.keyword, message: pending.message }
 }
