@@ -1,8 +1,10 @@
-// The generated backend: one JavaScript function per schema, built with `new Function`, that answers the
-// accept-only question (`is`, and the first pass of `validate`) with the same rules as the closures (value-rules.ts,
+// The generated backend: JavaScript functions per schema, built with `new Function`, that answer the accept-only
+// question (`is`, and the first pass of `validate`) with the same rules as the closures (value-rules.ts,
 // constraints.ts). Each schema gets code of its own, so every load in it sees only that schema's shapes and stays
-// monomorphic, however many schemas the process holds. A rejected value's violations are recorded by the closure
-// walk (compile-validator.ts), so messages, paths and their order are the same by construction.
+// monomorphic, however many schemas the process holds. `firstViolation` runs the locating walk written beside these
+// functions (generate-first-violation.ts, which also assembles the source); `validate`'s list of violations is
+// recorded by the closure walk (compile-validator.ts), so messages, paths and their order are the same by
+// construction.
 //
 // Safety: nothing from a spec reaches the source except through `stringLiteral` (JSON text with U+2028/U+2029
 // escaped) or `numberLiteral` (a finite number's own text); patterns, large enums and helpers are passed in as
@@ -40,7 +42,7 @@ export function codeGenerationAllowed(): boolean {
 }
 
 /** The helpers the generated code calls, passed in as one object (never written into the source). */
-const helpers = {
+export const helpers = {
   isJson,
   isPlainPrototype,
   isPlainArrayPrototype,
@@ -55,7 +57,8 @@ const helpers = {
   dup: firstDuplicate,
 }
 
-const prelude = `"use strict";const{isJson,isPlainPrototype,isPlainArrayPrototype,getPrototypeOf,isArray,isInteger,hop,OP,AP,cpl,mul,dup}=h;`
+/** The source every generated function set starts with: the helpers, unpacked. */
+export const prelude = `"use strict";const{isJson,isPlainPrototype,isPlainArrayPrototype,getPrototypeOf,isArray,isInteger,hop,OP,AP,cpl,mul,dup}=h;`
 
 /** A string as a JavaScript string literal: JSON text, with the line separators JSON leaves raw escaped too. */
 export function stringLiteral(text: string): string {
@@ -85,19 +88,21 @@ const typeTests: Record<ScalarNode['kind'], (x: string) => string> = {
   null: (x) => `${x}===null`,
 }
 
-interface Generator {
+/** The state of one generation: constants passed in as `k`, the functions written, each node's function name. */
+export interface Generator {
   readonly constants: unknown[]
   readonly functions: string[]
   readonly names: Map<SchemaNode, string>
 }
 
-function constant(generator: Generator, value: unknown): string {
+/** A value passed to the generated code as a constant: the expression (`k[3]`) that reads it. */
+export function constant(generator: Generator, value: unknown): string {
   generator.constants.push(value)
   return `k[${generator.constants.length - 1}]`
 }
 
 /** The name of the generated function of `node`, generating it (and what it calls) the first time. */
-function functionOf(generator: Generator, node: SchemaNode): string {
+export function functionOf(generator: Generator, node: SchemaNode): string {
   const known = generator.names.get(node)
   if (known !== undefined) return known
   const name = `f${generator.names.size}`
@@ -121,11 +126,11 @@ function functionOf(generator: Generator, node: SchemaNode): string {
   return name
 }
 
-/** Thrown (and caught in {@link generateAccept}) when a schema has too many nodes for generated code. */
-const tooLarge = new RangeError('too many schema nodes for generated code')
+/** Thrown (and caught by `generateValidator`, generate-first-violation.ts) when a schema has too many nodes for generated code. */
+export const tooLarge = new RangeError('too many schema nodes for generated code')
 
 /** An expression that is true when the variable `x` matches `node`: inline for scalars, a call otherwise. */
-function test(generator: Generator, node: SchemaNode, x: string): string {
+export function test(generator: Generator, node: SchemaNode, x: string): string {
   if (node.kind === 'json') return `isJson(${x})`
   if (!isScalarNode(node)) return `${functionOf(generator, node)}(${x})`
   return scalarTest(generator, node, x)
@@ -172,7 +177,9 @@ function numberConstraintTests(constraints: Constraints, x: string): string[] {
   return parts
 }
 
-const plainObjectTest = `if(typeof v!=="object"||v===null||isArray(v)||(v.__proto__!==OP&&!isPlainPrototype(getPrototypeOf(v))))return false;`
+/** The plain-object test of `v`, with what to do when it fails (`return false` in the accept functions). */
+export const plainObjectCondition = `typeof v!=="object"||v===null||isArray(v)||(v.__proto__!==OP&&!isPlainPrototype(getPrototypeOf(v)))`
+const plainObjectTest = `if(${plainObjectCondition})return false;`
 
 /**
  * An object: every own enumerable key looked at once (`for…in`, inherited keys skipped), declared ones checked by a
@@ -194,16 +201,24 @@ function objectBody(generator: Generator, node: ObjectNode): string {
   )
 }
 
-/** An array: a plain array, its length within bounds, every element read as an own property, then duplicates. */
-function arrayBody(generator: Generator, node: ArrayNode): string {
+/** The plain-array test of `v` (true when `v` is not one). */
+export const plainArrayCondition = `!isArray(v)||(v.__proto__!==AP&&!isPlainArrayPrototype(getPrototypeOf(v)))`
+
+/** An array's length bounds, as a condition true when they fail, or `''` when it has none. */
+export function arrayBounds(node: ArrayNode): string {
   const minItems = node.constraints?.minItems
   const maxItems = node.constraints?.maxItems
+  return [minItems !== undefined && minItems > 0 ? `n<${minItems}` : '', maxItems !== undefined ? `n>${maxItems}` : ''].filter(Boolean).join('||')
+}
+
+/** An array: a plain array, its length within bounds, every element read as an own property, then duplicates. */
+function arrayBody(generator: Generator, node: ArrayNode): string {
   const unique = node.constraints?.uniqueItems === true
   const element = node.items === undefined ? 'isJson(x)' : test(generator, node.items, 'x')
-  const bounds = [minItems !== undefined && minItems > 0 ? `n<${minItems}` : '', maxItems !== undefined ? `n>${maxItems}` : ''].filter(Boolean)
+  const bounds = arrayBounds(node)
   return (
-    `try{if(!isArray(v)||(v.__proto__!==AP&&!isPlainArrayPrototype(getPrototypeOf(v))))return false;` +
-    `const n=v.length;${bounds.length > 0 ? `if(${bounds.join('||')})return false;` : ''}` +
+    `try{if(${plainArrayCondition})return false;` +
+    `const n=v.length;${bounds !== '' ? `if(${bounds})return false;` : ''}` +
     `const p=v.__proto__===AP?AP:getPrototypeOf(v);${unique ? 'const e=[];' : ''}` +
     `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];if(!(${element}))return false;${unique ? 'e.push(x);' : ''}}` +
     `return ${unique ? 'dup(e)===undefined' : 'true'}}catch(error){return false}`
@@ -227,23 +242,4 @@ function oneOfBody(generator: Generator, node: OneOfNode): string {
   }
   const counting = branches.map((branch, index) => (index === 0 ? `if(${branch}(v))m++;` : `if(${branch}(v)&&++m>1)return false;`)).join('')
   return `${dispatch}let m=0;${counting}return m===1`
-}
-
-/**
- * Generates the accept-only check of `node`, or `undefined` when the host forbids code generation or the schema has
- * more than {@link MAX_GENERATED_NODES} distinct nodes (the caller then uses the closures).
- */
-export function generateAccept(node: SchemaNode): Accept | undefined {
-  if (!codeGenerationAllowed()) return undefined
-  const generator: Generator = { constants: [], functions: [], names: new Map() }
-  let root: string
-  try {
-    root = node.kind === 'json' ? 'isJson' : functionOf(generator, node)
-  } catch (error) {
-    if (error === tooLarge) return undefined
-    throw error
-  }
-  const source = `${prelude}${generator.functions.join('\n')}\nreturn ${root}`
-  const factory = new Function('k', 'h', source) as (constants: unknown[], host: typeof helpers) => Accept
-  return factory(generator.constants, helpers)
 }

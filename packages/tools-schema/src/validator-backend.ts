@@ -1,6 +1,6 @@
 // Which backend compiles a schema node into a validator, and the per-node cache of the validators built.
 import { compileArguments, compileNode } from './compile-validator.js'
-import { generateAccept } from './generate-validator.js'
+import { generateValidator } from './generate-first-violation.js'
 import type { SchemaNode } from './schema-node.js'
 import { createValidator, type Validator } from './validator.js'
 
@@ -51,8 +51,7 @@ export function validatorFor(node: SchemaNode, choice: ValidatorBackendChoice = 
   let validator = cache.get(node)
   if (validator === undefined) {
     const check = node.kind === 'object' && node.implicit ? compileArguments(node) : compileNode(node)
-    const accept = choice === 'auto' ? generateAccept(node) : undefined
-    validator = createValidator(check, accept)
+    validator = createValidator(check, choice === 'auto' ? generateValidator(node, check) : undefined)
     cache.set(node, validator)
   }
   return validator

@@ -3,6 +3,7 @@ import { changedWhileReading } from './value-rules.js'
 import { errorText } from './describe-value.js'
 import { readOption } from './read-own.js'
 import type { ValidatorBackend } from './validator-backend.js'
+import type { FirstViolation, GeneratedValidator } from './generate-first-violation.js'
 import { firstOf, type Violation } from './violation.js'
 
 /** How many violations `validate` lists by default; the rest are counted in `omitted`. */
@@ -66,12 +67,15 @@ class CompiledValidator<T> implements Validator<T> {
    */
   readonly is: (value: unknown) => value is T
 
+  private readonly first: FirstViolation | undefined
+
   constructor(
     private readonly check: Check,
-    accept: ((value: unknown) => boolean) | undefined,
+    generated: GeneratedValidator | undefined,
   ) {
-    this.backend = accept === undefined ? 'closures' : 'generated'
-    this.is = (accept ??
+    this.backend = generated === undefined ? 'closures' : 'generated'
+    this.first = generated?.firstViolation
+    this.is = (generated?.accept ??
       ((value: unknown) => {
         try {
           return check(value, null)
@@ -94,6 +98,12 @@ class CompiledValidator<T> implements Validator<T> {
   }
 
   firstViolation(value: unknown): Violation | undefined {
+    const first = this.first
+    if (first !== undefined) {
+      const found = first(value)
+      // `null`: the node that failed, read again, found nothing (a getter or proxy answered differently).
+      if (found !== null) return found
+    }
     const sink = new Sink(1, 1)
     run(this.check, value, sink)
     return firstOf(sink.violations())
@@ -101,9 +111,10 @@ class CompiledValidator<T> implements Validator<T> {
 }
 
 /**
- * Wraps a compiled check as a {@link Validator}; `accept`, when given, is the generated accept-only check (it must
- * agree with `check(value, null)`, and never throw).
+ * Wraps a compiled check as a {@link Validator}; `generated`, when given, is the schema's generated code: its
+ * accept-only check must agree with `check(value, null)`, its locating walk must stop where the closure walk records
+ * its first violation, and neither may throw.
  */
-export function createValidator<T>(check: Check, accept?: (value: unknown) => boolean): Validator<T> {
-  return new CompiledValidator<T>(check, accept)
+export function createValidator<T>(check: Check, generated?: GeneratedValidator): Validator<T> {
+  return new CompiledValidator<T>(check, generated)
 }

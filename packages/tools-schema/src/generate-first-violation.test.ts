@@ -1,0 +1,140 @@
+// firstViolation of the generated backend: its locating walk stops where the closure walk records its first
+// violation, and the node that failed is recorded by its closure check. Runs under both backends (vitest projects);
+// each case compares the default backend with the closures and pins the answer itself.
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { backendUnderTest } from './backend-under-test.setup.js'
+import { compileParameters, compileValueSchema, valueNode } from './compile-schema.js'
+import { compileNode } from './compile-validator.js'
+import { valueFor, valueSpec } from './schema-arbitraries.js'
+import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
+import { Sink } from './validation-sink.js'
+
+const servers = {
+  name: { type: 'string', required: true },
+  servers: {
+    type: 'array',
+    required: true,
+    maxItems: 3,
+    items: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        host: { type: 'string', required: true, minLength: 1 },
+        port: { type: 'integer', minimum: 1 },
+        tags: { type: 'array', uniqueItems: true, items: { type: 'string' } },
+        meta: { type: 'object', additionalProperties: true, properties: {} },
+        action: {
+          oneOf: [
+            { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'stop', required: true } } },
+            { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'go', required: true }, at: { type: 'integer', required: true } } },
+          ],
+        },
+        extra: { type: 'json' },
+      },
+    },
+  },
+} as const satisfies ParameterSchemaSpec
+
+function both(spec: ParameterSchemaSpec) {
+  return [compileParameters(spec, { cache: false }), compileParameters(spec, { backend: 'closures', cache: false })] as const
+}
+
+describe('firstViolation of the generated backend', () => {
+  test('the default backend is the one under test', () => {
+    expect(compileParameters(servers, { cache: false }).backend).toBe(backendUnderTest)
+  })
+
+  test.each([
+    ['a missing required property two levels down', { name: 'n', servers: [{ host: 'a' }, {}] }, 'servers[1].host', 'required', 'is required but missing'],
+    ['an undeclared key in a closed object', { name: 'n', servers: [{ host: 'a', hots: 1 }] }, 'servers[0].hots', 'additionalProperties', 'is not an allowed property (allowed: host, port, tags, meta, action, extra)'],
+    ['a value constraint of a scalar', { name: 'n', servers: [{ host: 'a', port: 0 }] }, 'servers[0].port', 'minimum', 'must be at least 1, got 0'],
+    ['a bound of an array', { name: 'n', servers: [{ host: 'a' }, { host: 'b' }, { host: 'c' }, { host: 'd' }] }, 'servers', 'maxItems', 'must have at most 3 items, got 4'],
+    ['a duplicate among valid elements', { name: 'n', servers: [{ host: 'a', tags: ['x', 'y', 'x'] }] }, 'servers[0].tags', 'uniqueItems', 'must not contain duplicate items: [2] equals [0]'],
+    ['a non-JSON extra key of an open object, deep inside it', { name: 'n', servers: [{ host: 'a', meta: { deep: [1, Number.NaN] } }] }, 'servers[0].meta.deep[1]', 'json', undefined],
+    ['a oneOf that no branch matches', { name: 'n', servers: [{ host: 'a', action: { kind: 'go' } }] }, 'servers[0].action', 'oneOf', undefined],
+    ['the arguments themselves', 'name=n', '', 'type', 'the arguments must be a JSON object; they arrived as a string ("name=n")'],
+    ['an element that is not an object', { name: 'n', servers: [{ host: 'a' }, 7] }, 'servers[1]', 'type', 'expected an object, got the number 7'],
+  ])('%s', (_, value, path, keyword, message) => {
+    const [validator, closures] = both(servers)
+    const first = validator.firstViolation(value)
+    expect(first).toEqual(closures.firstViolation(value))
+    expect(first?.path).toBe(path)
+    expect(first?.keyword).toBe(keyword)
+    if (message !== undefined) expect(first?.message).toBe(message)
+    // validate() lists the same one first (a oneOf summary there leaves room for the closest branch's problems).
+    const result = validator.validate(value)
+    if (keyword !== 'oneOf') expect(result.ok ? undefined : result.violations[0]).toEqual(first)
+  })
+
+  test('a valid value has none', () => {
+    const [validator] = both(servers)
+    expect(validator.firstViolation({ name: 'n', servers: [{ host: 'a', port: 1, tags: ['x'], action: { kind: 'go', at: 3 }, extra: { any: [null] } }] })).toBeUndefined()
+  })
+
+  test('hostile property names reach the path as data, never as code', () => {
+    const names = ['"]);process.exit(1);//', 'constructor', 'toString', 'a\u2028b\u2029c', '`${x}`', '\\', '']
+    for (const name of names) {
+      const spec = { [name]: { type: 'object', additionalProperties: false, properties: { [name]: { type: 'integer', required: true } } } } as ParameterSchemaSpec
+      const [validator, closures] = both(spec)
+      const value = { [name]: { [name]: 'x' } }
+      const first = validator.firstViolation(value)
+      expect(first).toEqual(closures.firstViolation(value))
+      expect(first?.segments).toEqual([name, name])
+      expect(first?.message).toBe('expected an integer, got the string "x"')
+    }
+  })
+
+  test('a getter that validates the same value again (re-entrant) gets its own answer, and so does the outer call', () => {
+    const [validator] = both(servers)
+    let inner: unknown
+    const value = {
+      name: 'n',
+      get servers(): unknown {
+        if (inner === undefined) inner = validator.firstViolation({ name: 'n', servers: [{ host: 'a', port: 'p' }] })
+        return [{ host: 'b' }, { host: 2 }]
+      },
+    }
+    expect(validator.firstViolation(value)).toEqual({ path: 'servers[1].host', segments: ['servers', 1, 'host'], keyword: 'type', message: 'expected a string, got the number 2' })
+    expect(inner).toEqual({ path: 'servers[0].port', segments: ['servers', 0, 'port'], keyword: 'type', message: 'expected an integer, got the string "p"' })
+  })
+
+  test('a failing scalar is described as it was read, not read again', () => {
+    const [validator, closures] = both(servers)
+    const flaky = () => {
+      let reads = 0
+      return {
+        name: 'n',
+        servers: [
+          {
+            get host(): unknown {
+              reads++
+              return reads === 1 ? undefined : 'ok'
+            },
+          },
+        ],
+      }
+    }
+    const expected = { path: 'servers[0].host', segments: ['servers', 0, 'host'], keyword: 'type', message: 'expected a string, got undefined (not JSON)' }
+    expect(validator.firstViolation(flaky())).toEqual(expected)
+    expect(closures.firstViolation(flaky())).toEqual(expected)
+  })
+
+  test('firstViolation is the first violation of a full walk, for every schema and value (property)', () => {
+    fc.assert(
+      fc.property(
+        valueSpec.chain((spec) => fc.tuple(fc.constant(spec), fc.array(valueFor(spec), { minLength: 4, maxLength: 4 }))),
+        ([spec, values]) => {
+          const validator = compileValueSchema(spec as unknown as ValueSchemaSpec, { cache: false })
+          const check = compileNode(valueNode(spec))
+          for (const value of values) {
+            const sink = new Sink(1, 1)
+            const expected = check(value, sink) ? undefined : sink.violations()[0]
+            expect(validator.firstViolation(value)).toEqual(expected)
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+})
