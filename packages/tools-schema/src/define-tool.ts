@@ -1,5 +1,4 @@
 import {
-  deepFreeze,
   snapshotJson,
   type ContentBlock,
   type JsonPathSegment,
@@ -13,19 +12,27 @@ import {
 } from '@dsh/tools-core'
 import { nonJsonMessage } from './value-rules.js'
 import { describeValue, errorText } from './describe-value.js'
-import type { InferArgs, InferValue } from './infer-args.js'
 import { JsonSchemaError } from './json-schema-error.js'
 import { readOwnArray, readOwnObject } from './read-own.js'
 import { readParameterSpec, readValueSpec } from './read-schema.js'
-import type { ObjectNode, SchemaNode } from './schema-node.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
-import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
-import { nodeToJsonSchema, type ParametersJsonSchema } from './schema-spec-to-json-schema.js'
+import type { ParametersJsonSchema } from './schema-spec-to-json-schema.js'
+import type { ValueSchemaSpec } from './schema-spec.js'
+import type { StandardSchemaWithJsonSchema } from './standard-schema.js'
+import type { InferValue } from './infer-args.js'
+import { hasStandardProps, readStandardSchema } from './standard-schema-check.js'
 import { ToolArgsError } from './tool-args-error.js'
 import { ToolDefinitionError } from './tool-definition-error.js'
 import { ToolOutputError } from './tool-output-error.js'
-import { validatorFor } from './validator-backend.js'
-import type { Validator } from './validator.js'
+import {
+  dslSchemaCheck,
+  type ToolArgsOf,
+  type ToolOutputReturnOf,
+  type ToolOutputSchemaSpec,
+  type ToolOutputValueOf,
+  type ToolParametersSpec,
+  type ToolSchemaCheck,
+} from './tool-schema-check.js'
 import type { Violation } from './violation.js'
 
 /** The names a model may call: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (what the major providers accept). */
@@ -62,63 +69,70 @@ export interface TypedToolResult<Meta> {
 }
 
 /** The fields every {@link defineTool} spec has. */
-export interface ToolSpecBase<Spec extends ParameterSchemaSpec> {
+export interface ToolSpecBase<Spec extends ToolParametersSpec> {
   /** The name the model calls, matching {@link TOOL_NAME_PATTERN}. */
   name: string
   /** What the tool does, written for the model. */
   description: string
-  /** The parameter map; `execute` receives `InferArgs<typeof parameters>`. */
+  /**
+   * The parameter map (`execute` receives `InferArgs<typeof parameters>`), or a Standard Schema with JSON Schema
+   * describing an object, such as a zod 4 `z.object(…)` (`execute` receives its output type).
+   */
   parameters: Spec
   /** Cooperative timeout budget in ms: a positive integer ≤ {@link MAX_TIMEOUT_MS}. Never sent to the model. */
   timeoutMs?: number
   /** True when calls of this tool may run in parallel with other such calls. */
   concurrencySafe?: boolean
   /** How to show the pending call. Only called with arguments that validate; otherwise the wrapper returns `undefined`. */
-  presentCall?(args: InferArgs<Spec>): ToolCallView | undefined
+  presentCall?(args: ToolArgsOf<Spec>): ToolCallView | undefined
 }
 
 /** What the body of a tool returns: the output value when `Output` is a schema, content otherwise. */
-export type ToolBodyReturn<Output> = [Output] extends [ValueSchemaSpec] ? InferValue<Output> : ToolContentReturn
+export type ToolBodyReturn<Output> = [Output] extends [ValueSchemaSpec]
+  ? InferValue<Output>
+  : [Output] extends [StandardSchemaWithJsonSchema]
+    ? ToolOutputReturnOf<Output>
+    : ToolContentReturn
 
 /** What `invoke` of a defined tool resolves to: the output value, or the content as `{ content, meta? }`. */
-export type ToolInvokeResult<Output> = [Output] extends [ValueSchemaSpec] ? InferValue<Output> : ToolExecuteObjectReturn
+export type ToolInvokeResult<Output> = [Output] extends [ToolOutputSchemaSpec] ? ToolOutputValueOf<Output> : ToolExecuteObjectReturn
 
 /**
  * The `output` of a {@link ToolSpec}: the schema of the body's value (the canonical value), how it becomes content,
  * and optionally the presentation payload derived from it. The value travels as the result's `structuredContent`
  * (execution time only, never persisted); `content` and `meta` are the replayable projections.
  */
-export interface ToolOutputSpec<Spec extends ParameterSchemaSpec, Output, Meta = undefined> {
-  /** The schema of the value the body returns. */
+export interface ToolOutputSpec<Spec extends ToolParametersSpec, Output, Meta = undefined> {
+  /** The schema of the value the body returns: a DSL value schema or a Standard Schema with JSON Schema (zod 4, …). */
   schema: Output
   /** Turns the validated value into the model-facing content (a string is one text block). Pure. */
-  render(args: InferArgs<Spec>, value: InferValue<Output>): ContentBlock[] | string
+  render(args: ToolArgsOf<Spec>, value: ToolOutputValueOf<Output>): ContentBlock[] | string
   /**
    * The replayable presentation payload (the result's `meta`, typed for `presentResult`): what a UI needs to show
    * the completed call again from a session log. Must return lossless JSON (otherwise `INVALID_TOOL_OUTPUT`).
    * Pure. Omit it and the result has no `meta`.
    */
-  presentationMeta?(args: InferArgs<Spec>, value: InferValue<Output>): Meta
+  presentationMeta?(args: ToolArgsOf<Spec>, value: ToolOutputValueOf<Output>): Meta
 }
 
 /**
  * What {@link defineTool} takes. With `output: { schema, render }` the body returns a JSON value matching
  * `schema`; without it, the body returns content blocks, a string, or `{ content, meta }`.
  */
-export interface ToolSpec<Spec extends ParameterSchemaSpec, Output extends ValueSchemaSpec | undefined = undefined, Meta = undefined>
+export interface ToolSpec<Spec extends ToolParametersSpec, Output extends ToolOutputSchemaSpec | undefined = undefined, Meta = undefined>
   extends ToolSpecBase<Spec> {
   /** The value's schema, its rendering and its presentation payload; omit it for a body that returns content. */
   output?: ToolOutputSpec<Spec, Output, Meta>
   /** The body: runs only with arguments that match `parameters`. */
-  execute(args: InferArgs<Spec>, exec: ToolExecution): MaybePromise<ToolBodyReturn<Output>>
+  execute(args: ToolArgsOf<Spec>, exec: ToolExecution): MaybePromise<ToolBodyReturn<Output>>
   /**
    * How to show the completed call, from the replayable projections: with `output`, `result.meta` is what
    * `output.presentationMeta` returned. Only called with arguments that validate; otherwise the wrapper returns
    * `undefined`.
    */
   presentResult?(
-    args: InferArgs<Spec>,
-    result: [Output] extends [ValueSchemaSpec] ? TypedToolResult<Meta> : ToolResult,
+    args: ToolArgsOf<Spec>,
+    result: [Output] extends [ToolOutputSchemaSpec] ? TypedToolResult<Meta> : ToolResult,
   ): ToolResultView | undefined
 }
 
@@ -224,7 +238,7 @@ function checkFields(spec: Fields, problems: SchemaProblem[]): void {
 }
 
 interface OutputParts {
-  readonly node: SchemaNode
+  readonly schema: ToolSchemaCheck
   readonly render: AnyFunction
   readonly presentationMeta: AnyFunction | undefined
   readonly holder: unknown
@@ -249,10 +263,26 @@ function checkOutput(output: unknown, problems: SchemaProblem[], schemaProblems:
   if (presentationMeta !== undefined && typeof presentationMeta !== 'function') {
     problems.push(schemaProblem(['output', 'presentationMeta'], `must be a function, got ${describeValue(presentationMeta)}`))
   }
-  const read = readValueSpec(own.entries.get('schema'))
-  for (const problem of read.problems) schemaProblems.push(schemaProblem(['output', 'schema', ...problem.segments], problem.message))
-  if (read.node === undefined || typeof render !== 'function') return undefined
-  return { node: read.node, render: render as AnyFunction, presentationMeta: presentationMeta as AnyFunction | undefined, holder: output }
+  const schema = readToolSchema(own.entries.get('schema'), 'output', problems, schemaProblems)
+  if (schema === undefined || typeof render !== 'function') return undefined
+  return { schema, render: render as AnyFunction, presentationMeta: presentationMeta as AnyFunction | undefined, holder: output }
+}
+
+/**
+ * Reads `parameters` or `output.schema`: a Standard Schema (its problems are definition problems: the schema
+ * itself is the library's) or a DSL spec (its problems are schema problems, with paths inside it).
+ */
+function readToolSchema(
+  value: unknown,
+  role: 'parameters' | 'output',
+  problems: SchemaProblem[],
+  schemaProblems: SchemaProblem[],
+): ToolSchemaCheck | undefined {
+  const at = role === 'parameters' ? ['parameters'] : ['output', 'schema']
+  if (hasStandardProps(value)) return readStandardSchema(value, role, at, problems)
+  const read = role === 'parameters' ? readParameterSpec(value) : readValueSpec(value)
+  for (const problem of read.problems) schemaProblems.push(schemaProblem([...at, ...problem.segments], problem.message))
+  return read.node === undefined ? undefined : dslSchemaCheck(read.node)
 }
 
 /**
@@ -276,15 +306,26 @@ function checkOutput(output: unknown, problems: SchemaProblem[], schemaProblems:
  * `presentCall` and `presentResult` are wrapped: with arguments that do not validate (replayed logs can hold
  * anything) they return `undefined` instead of running.
  *
+ * `parameters` and `output.schema` may also be a Standard Schema that offers JSON Schema (Standard JSON Schema:
+ * zod 4, and other libraries that implement it); the library stays an optional peer. Its input JSON Schema is
+ * converted once, here, and sent to the model (for `parameters` it must describe an object); a schema that cannot
+ * be converted (transforms, `z.custom`, dates, …) is a {@link ToolDefinitionError}. Calls are validated with
+ * `~standard.validate` on a detached deep-frozen snapshot of the arguments; the body, `render` and the presenters
+ * get the schema's output (defaults applied, unknown keys stripped), snapshotted and frozen the same way. Issues
+ * become `INVALID_ARGS` violations (keyword `schema`) with our paths. Validation must be synchronous: a schema
+ * whose `validate` returns a promise (an async refinement) fails every call with a violation that says so.
+ *
  * @throws {@link JsonSchemaError} when only the schemas have problems (paths start at `parameters` or
  *   `output.schema`); {@link ToolDefinitionError} when other fields do (listing the schema problems too).
  */
+// One signature, not an overload per kind of parameters: with overloads, a failed first candidate fixes the types
+// of the spec's arrow functions (literals widen), and type errors would no longer land on the wrong property.
 export function defineTool<
-  const Spec extends ParameterSchemaSpec,
-  const Output extends ValueSchemaSpec | undefined = undefined,
+  const Spec extends ToolParametersSpec,
+  const Output extends ToolOutputSchemaSpec | undefined = undefined,
   Meta = undefined,
->(spec: ToolSpec<Spec, Output, Meta>): DefinedTool<InferArgs<Spec>, ToolInvokeResult<Output>>
-export function defineTool(spec: ToolSpec<ParameterSchemaSpec, ValueSchemaSpec | undefined, unknown>): DefinedTool<unknown, unknown> {
+>(spec: ToolSpec<Spec, Output, Meta>): DefinedTool<ToolArgsOf<Spec>, ToolInvokeResult<Output>>
+export function defineTool(spec: ToolSpec<ToolParametersSpec, ToolOutputSchemaSpec | undefined, unknown>): DefinedTool<unknown, unknown> {
   const own = readOwnObject(spec)
   if (own.entries === undefined) {
     const message = own.got === undefined ? `reading the tool spec threw: ${own.threw}` : `expected a tool spec object, got ${own.got}`
@@ -294,50 +335,58 @@ export function defineTool(spec: ToolSpec<ParameterSchemaSpec, ValueSchemaSpec |
   const problems: SchemaProblem[] = []
   const schemaProblems: SchemaProblem[] = []
   checkFields(fields, problems)
-  const parameters = readParameterSpec(fields.get('parameters'))
-  for (const problem of parameters.problems) schemaProblems.push(schemaProblem(['parameters', ...problem.segments], problem.message))
+  const parameters = readToolSchema(fields.get('parameters'), 'parameters', problems, schemaProblems)
   const output = checkOutput(fields.get('output'), problems, schemaProblems)
   const name = fields.get('name')
   if (problems.length > 0) throw new ToolDefinitionError(typeof name === 'string' ? name : undefined, [...problems, ...schemaProblems])
-  if (schemaProblems.length > 0 || parameters.node === undefined) throw new JsonSchemaError(schemaProblems)
-  return buildTool(spec, fields, name as string, parameters.node, output)
+  if (schemaProblems.length > 0 || parameters === undefined) throw new JsonSchemaError(schemaProblems)
+  return buildTool(spec, fields, name as string, parameters, output)
 }
 
 function buildTool(
   spec: unknown,
   fields: Fields,
   name: string,
-  parameterNode: ObjectNode,
+  parameters: ToolSchemaCheck,
   output: OutputParts | undefined,
 ): DefinedTool<unknown, unknown> {
-  const argsValidator = validatorFor(parameterNode)
-  const outputValidator: Validator<unknown> | undefined = output && validatorFor(output.node)
   const body = fields.get('execute') as AnyFunction
   const presentCall = fields.get('presentCall') as AnyFunction | undefined
   const presentResult = fields.get('presentResult') as AnyFunction | undefined
   const timeoutMs = fields.get('timeoutMs')
   const concurrencySafe = fields.get('concurrencySafe')
 
-  function argsError(args: unknown): ToolArgsError | undefined {
-    if (argsValidator.is(args)) return undefined
-    const result = argsValidator.validate(args)
-    return result.ok ? undefined : new ToolArgsError({ toolName: name, violations: result.violations, omitted: result.omitted })
+  /** The arguments the body gets (a Standard Schema's output), or the error that says why there are none. */
+  function parseArgs(args: unknown): { readonly args: unknown; readonly error?: undefined } | { readonly error: ToolArgsError } {
+    const result = parameters.check(args)
+    return result.ok ? { args: result.value } : { error: new ToolArgsError({ toolName: name, violations: result.violations, omitted: result.omitted }) }
   }
 
-  function checkArgs(args: unknown): void {
-    const error = argsError(args)
-    if (error !== undefined) throw error
+  function checkArgs(args: unknown): unknown {
+    const parsed = parseArgs(args)
+    if (parsed.error !== undefined) throw parsed.error
+    return parsed.args
+  }
+
+  /** The arguments a presenter gets, or `undefined` when they do not validate (or cannot be read). */
+  function presentable(args: unknown): { readonly args: unknown } | undefined {
+    try {
+      const result = parameters.check(args)
+      return result.ok ? { args: result.value } : undefined
+    } catch {
+      return undefined
+    }
   }
 
   function validateArguments(args: unknown): ToolArgumentsCheck {
-    let error: ToolArgsError | undefined
+    let parsed: ReturnType<typeof parseArgs>
     try {
-      error = argsError(args)
+      parsed = parseArgs(args)
     } catch (thrown) {
       // A value the validator cannot even read (a revoked proxy): not arguments that match.
       return { ok: false, message: `Invalid arguments for tool "${name}": they cannot be read (${errorText(thrown)}).` }
     }
-    return error === undefined ? VALID : { ok: false, message: error.message }
+    return parsed.error === undefined ? VALID : { ok: false, message: parsed.error.message }
   }
 
   /**
@@ -363,17 +412,22 @@ function buildTool(
     return new ToolOutputError({ toolName: name, violations, omitted })
   }
 
-  async function invokeValue(args: unknown, exec: ToolExecution): Promise<unknown> {
-    checkArgs(args)
-    const value = await run(args, exec)
+  /** Runs the body with the checked arguments; returns them and the checked output value. */
+  async function runValue(args: unknown, exec: ToolExecution): Promise<{ readonly args: unknown; readonly value: unknown }> {
+    const checked = checkArgs(args)
+    const value = await run(checked, exec)
     const snapshot = snapshotJson(value)
     if (!snapshot.ok) {
       const { path, segments } = snapshot.error
       throw invalidOutput([{ path, segments, keyword: 'json', message: nonJsonMessage(snapshot.error) }])
     }
-    const result = (outputValidator as Validator<unknown>).validate(snapshot.value)
+    const result = (output as OutputParts).schema.check(snapshot.value)
     if (!result.ok) throw invalidOutput(result.violations, result.omitted)
-    return snapshot.value
+    return { args: checked, value: result.value }
+  }
+
+  async function invokeValue(args: unknown, exec: ToolExecution): Promise<unknown> {
+    return (await runValue(args, exec)).value
   }
 
   /** The presentation payload `presentationMeta` derives from the value, as a detached frozen JSON snapshot. */
@@ -390,8 +444,7 @@ function buildTool(
   }
 
   async function invokeContent(args: unknown, exec: ToolExecution): Promise<ToolExecuteObjectReturn> {
-    checkArgs(args)
-    const returned = await run(args, exec)
+    const returned = await run(checkArgs(args), exec)
     const parts = contentParts(returned)
     if (parts !== undefined) {
       if (parts.value !== undefined) {
@@ -412,7 +465,7 @@ function buildTool(
   const definition: DefinedTool<unknown, unknown> = {
     name,
     description: fields.get('description') as string,
-    parameters: deepFreeze(nodeToJsonSchema(parameterNode)) as ParametersJsonSchema,
+    parameters: parameters.jsonSchema as ParametersJsonSchema,
     ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}),
     ...(concurrencySafe !== undefined ? { concurrencySafe: concurrencySafe as boolean } : {}),
     validateArguments,
@@ -422,23 +475,25 @@ function buildTool(
         const result = await invokeContent(args, exec)
         return 'meta' in result ? result : result.content
       }
-      const value = await invokeValue(args, exec)
-      const content = contentOf(output.render.call(output.holder, args, value))
+      const { args: checked, value } = await runValue(args, exec)
+      const content = contentOf(output.render.call(output.holder, checked, value))
       if (!Array.isArray(content)) throw invalidOutput([{ ...content, message: `render: ${content.message}` }])
-      return { content, ...presentationOf(output, args, value), structuredContent: value }
+      return { content, ...presentationOf(output, checked, value), structuredContent: value }
     },
     ...(presentCall === undefined
       ? {}
       : {
           presentCall(args: unknown): ToolCallView | undefined {
-            return argsValidator.is(args) ? (presentCall.call(spec, args) as ToolCallView | undefined) : undefined
+            const shown = presentable(args)
+            return shown === undefined ? undefined : (presentCall.call(spec, shown.args) as ToolCallView | undefined)
           },
         }),
     ...(presentResult === undefined
       ? {}
       : {
           presentResult(args: unknown, result: ToolResult): ToolResultView | undefined {
-            if (!argsValidator.is(args)) return undefined
+            const checked = presentable(args)
+            if (checked === undefined) return undefined
             // The replayable projections only, as own fields (a meta inherited from a polluted prototype is not the
             // tool's); never `structuredContent`, which a replayed log does not hold, so a presenter cannot come to
             // depend on it. With `output` but no `presentationMeta` there is no meta to show.
@@ -446,7 +501,7 @@ function buildTool(
             const shown: ToolResult = hasMeta
               ? { content: result.content, isError: result.isError, meta: result.meta }
               : { content: result.content, isError: result.isError }
-            return presentResult.call(spec, args, shown) as ToolResultView | undefined
+            return presentResult.call(spec, checked.args, shown) as ToolResultView | undefined
           },
         }),
   }

@@ -65,9 +65,25 @@ export {
   type StructuredSchemaType,
   type StructuredValueResult,
 } from './structured-output.js'
+export type {
+  InferStandardInput,
+  InferStandardOutput,
+  StandardJsonSchemaOptions,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+  StandardSchemaWithJsonSchema,
+  StandardSchemaWithJsonSchemaProps,
+} from './standard-schema.js'
 export { StructuredValueError, type StructuredValueErrorDetails } from './structured-value-error.js'
 export { ToolArgsError, type ToolArgsErrorDetails } from './tool-args-error.js'
 export { ToolDefinitionError } from './tool-definition-error.js'
+export type {
+  ToolArgsOf,
+  ToolOutputReturnOf,
+  ToolOutputSchemaSpec,
+  ToolOutputValueOf,
+  ToolParametersSpec,
+} from './tool-schema-check.js'
 export { ToolOutputError, type ToolOutputErrorDetails } from './tool-output-error.js'
 export {
   setDefaultValidatorBackend,

@@ -20,6 +20,8 @@ export type ViolationKeyword =
   | 'json'
   /** Reading the value threw (a throwing getter, a revoked proxy). */
   | 'unreadable'
+  /** A Standard Schema (zod, valibot, …) rejected the value: its message, at its path. */
+  | 'schema'
   /** A value constraint does not hold (`minLength`, `pattern`, `minimum`, `uniqueItems`, …: the keyword broken). */
   | ConstraintKeyword
 

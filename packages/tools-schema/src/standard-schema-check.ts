@@ -1,0 +1,197 @@
+import { formatJsonPath, snapshotJson, type JsonObject, type JsonPathSegment, type ReadonlyJsonValue } from '@dsh/tools-core'
+import { describeValue, errorText } from './describe-value.js'
+import { readOwnObject } from './read-own.js'
+import { schemaProblem, type SchemaProblem } from './schema-problem.js'
+import type { StandardJsonSchemaOptions } from './standard-schema.js'
+import { nonJsonMessage } from './value-rules.js'
+import { DEFAULT_MAX_VIOLATIONS } from './validator.js'
+import type { SchemaCheckResult, ToolSchemaCheck } from './tool-schema-check.js'
+import type { Violation } from './violation.js'
+
+interface StandardProps {
+  readonly vendor: string
+  readonly validate: (value: unknown) => unknown
+  readonly input: (options: StandardJsonSchemaOptions) => unknown
+  readonly output: (options: StandardJsonSchemaOptions) => unknown
+  readonly holder: unknown
+  readonly converters: unknown
+}
+
+const TARGET: StandardJsonSchemaOptions = Object.freeze({ target: 'draft-2020-12' })
+const unsendable = 'transforms, custom types and refinements with no JSON Schema form cannot be sent to a model'
+
+/** True when `value` carries a `~standard` property (own or inherited, as zod defines it): a Standard Schema. */
+export function hasStandardProps(value: unknown): boolean {
+  if ((typeof value !== 'object' || value === null) && typeof value !== 'function') return false
+  try {
+    return '~standard' in value
+  } catch {
+    return false
+  }
+}
+
+function readProps(value: unknown, segments: readonly JsonPathSegment[], problems: SchemaProblem[]): StandardProps | undefined {
+  const report = (message: string) => {
+    problems.push(schemaProblem(segments, message))
+    return undefined
+  }
+  try {
+    const props: unknown = (value as { '~standard': unknown })['~standard']
+    if ((typeof props !== 'object' || props === null) && typeof props !== 'function') {
+      return report(`"~standard" must be the Standard Schema properties object, got ${describeValue(props)}`)
+    }
+    const { version, vendor, validate, jsonSchema } = props as Record<string, unknown>
+    if (version !== 1) return report(`only Standard Schema version 1 is supported, got ${describeValue(version)}`)
+    const name = typeof vendor === 'string' ? vendor : 'the schema library'
+    if (typeof validate !== 'function') return report(`a Standard Schema needs a "~standard.validate" function, got ${describeValue(validate)}`)
+    if ((typeof jsonSchema !== 'object' || jsonSchema === null) && typeof jsonSchema !== 'function') {
+      return report(
+        `a ${name} schema without Standard JSON Schema ("~standard.jsonSchema") cannot be sent to a model: use a version of ${name} that implements it (zod ≥ 4.2)`,
+      )
+    }
+    const { input, output } = jsonSchema as Record<string, unknown>
+    if (typeof input !== 'function' || typeof output !== 'function') {
+      return report(`"~standard.jsonSchema" must have "input" and "output" functions, got ${describeValue(input)} and ${describeValue(output)}`)
+    }
+    return {
+      vendor: name,
+      validate: validate as StandardProps['validate'],
+      input: input as StandardProps['input'],
+      output: output as StandardProps['output'],
+      holder: props,
+      converters: jsonSchema,
+    }
+  } catch (error) {
+    return report(`reading its "~standard" properties threw: ${errorText(error)}`)
+  }
+}
+
+function convert(props: StandardProps, side: 'input' | 'output'): { readonly schema?: JsonObject; readonly problem?: string } {
+  let converted: unknown
+  try {
+    converted = props[side].call(props.converters, TARGET)
+  } catch (error) {
+    return { problem: `${props.vendor} cannot convert its ${side} to JSON Schema (${errorText(error)}); ${unsendable}` }
+  }
+  // Own enumerable keys of the root only: zod hangs a non-enumerable `~standard` on it. `$schema` names the dialect
+  // for validators; providers reject or ignore it in a tool's parameters.
+  const own = readOwnObject(converted)
+  if (own.entries === undefined) {
+    return { problem: `the ${side} JSON Schema ${props.vendor} produced must be an object, got ${own.got ?? `a value that cannot be read (${own.threw})`}` }
+  }
+  const root: Record<string, unknown> = {}
+  for (const [key, entry] of own.entries) if (key !== '$schema') root[key] = entry
+  const snapshot = snapshotJson(root)
+  if (!snapshot.ok) return { problem: `the ${side} JSON Schema ${props.vendor} produced ${nonJsonMessage(snapshot.error)}` }
+  return { schema: snapshot.value as JsonObject }
+}
+
+/**
+ * Reads a Standard Schema that offers JSON Schema, as a tool's `parameters` (`role: 'parameters'`: it must describe
+ * an object, and its input JSON Schema is what the model is sent) or `output.schema` (its output JSON Schema).
+ * Both sides are converted once, here: a side that cannot be converted (zod throws for transforms, `z.custom`,
+ * dates, …) is a problem recorded at `segments`. Never throws.
+ */
+export function readStandardSchema(
+  value: unknown,
+  role: 'parameters' | 'output',
+  segments: readonly JsonPathSegment[],
+  problems: SchemaProblem[],
+): ToolSchemaCheck | undefined {
+  const props = readProps(value, segments, problems)
+  if (props === undefined) return undefined
+  const input = convert(props, 'input')
+  const output = convert(props, 'output')
+  const found = [input.problem, output.problem].filter((problem) => problem !== undefined)
+  for (const problem of found) problems.push(schemaProblem(segments, problem))
+  if (input.schema === undefined || output.schema === undefined) return undefined
+  const sent = role === 'parameters' ? input.schema : output.schema
+  if (role === 'parameters' && sent.type !== 'object') {
+    const got = sent.type === undefined ? 'no "type"' : `"type": ${JSON.stringify(sent.type)}`
+    problems.push(schemaProblem(segments, `must describe an object (JSON Schema "type": "object"), got ${got}`))
+    return undefined
+  }
+  return { jsonSchema: sent, check: (checked) => checkStandard(props, checked) }
+}
+
+function failure(violations: Violation[], omitted = 0): SchemaCheckResult {
+  return { ok: false, violations, omitted }
+}
+
+function rootViolation(keyword: Violation['keyword'], message: string): Violation {
+  return { path: '', segments: [], keyword, message }
+}
+
+/**
+ * Validates with `~standard.validate`, on a detached deep-frozen snapshot of `value` (so the schema never sees a
+ * getter, a proxy or a value that changes later), and snapshots its output the same way.
+ */
+function checkStandard(props: StandardProps, value: unknown): SchemaCheckResult {
+  const snapshot = snapshotJson(value)
+  if (!snapshot.ok) {
+    const { path, segments } = snapshot.error
+    return failure([{ path, segments, keyword: 'json', message: nonJsonMessage(snapshot.error) }])
+  }
+  let result: unknown
+  try {
+    result = props.validate.call(props.holder, snapshot.value)
+  } catch (error) {
+    return failure([rootViolation('schema', `the ${props.vendor} schema threw while validating: ${errorText(error)}`)])
+  }
+  try {
+    const then = (result as { then?: unknown } | null)?.then
+    if (typeof then === 'function') {
+      // Refused, but never left as an unhandled rejection.
+      ;(then as (onFulfilled: () => void, onRejected: () => void) => unknown).call(result, noop, noop)
+      const message = `the ${props.vendor} schema validates asynchronously (an async refinement or transform), which a tool schema cannot: make it synchronous`
+      return failure([rootViolation('schema', message)])
+    }
+    const issues = (result as { issues?: unknown }).issues
+    if (issues === undefined) {
+      const output = snapshotJson((result as { value?: unknown }).value)
+      if (output.ok) return { ok: true, value: output.value }
+      const { path, segments } = output.error
+      return failure([{ path, segments, keyword: 'json', message: `the ${props.vendor} schema's output ${nonJsonMessage(output.error)}` }])
+    }
+    return issueViolations(props.vendor, issues, snapshot.value)
+  } catch (error) {
+    return failure([rootViolation('schema', `reading the ${props.vendor} validation result threw: ${errorText(error)}`)])
+  }
+}
+
+function noop(): void {}
+
+function issueViolations(vendor: string, issues: unknown, value: ReadonlyJsonValue): SchemaCheckResult {
+  if (!Array.isArray(issues) || issues.length === 0) {
+    return failure([rootViolation('schema', `the ${vendor} schema rejected the value without naming an issue`)])
+  }
+  const violations: Violation[] = []
+  for (const issue of (issues as unknown[]).slice(0, DEFAULT_MAX_VIOLATIONS)) violations.push(issueViolation(issue, value))
+  return failure(violations, issues.length - violations.length)
+}
+
+function segmentOf(piece: unknown): JsonPathSegment {
+  const key = typeof piece === 'object' && piece !== null ? (piece as { key?: unknown }).key : piece
+  if (typeof key === 'number' && Number.isInteger(key) && key >= 0) return key
+  if (typeof key === 'symbol') return key.description ?? 'symbol'
+  return String(key)
+}
+
+/** The value at `segments`, read through own properties of a JSON snapshot; `undefined` when there is none. */
+function valueAt(value: ReadonlyJsonValue, segments: readonly JsonPathSegment[]): ReadonlyJsonValue | undefined {
+  let current: ReadonlyJsonValue | undefined = value
+  for (const segment of segments) {
+    if (typeof current !== 'object' || current === null || !Object.prototype.hasOwnProperty.call(current, segment)) return undefined
+    current = (current as Record<string, ReadonlyJsonValue>)[segment]
+  }
+  return current
+}
+
+function issueViolation(issue: unknown, value: ReadonlyJsonValue): Violation {
+  const { message, path } = issue as { message?: unknown; path?: unknown }
+  const segments = Array.isArray(path) ? (path as unknown[]).map(segmentOf) : []
+  const found = valueAt(value, segments)
+  const text = typeof message === 'string' && message !== '' ? message : 'does not match the schema'
+  // Our messages name the offending value; the library's name its rule.
+  return { path: formatJsonPath(segments), segments, keyword: 'schema', message: found === undefined ? text : `${text}, got ${describeValue(found)}` }
+}
