@@ -38,7 +38,7 @@ describe('defineTool exposes the output schema', () => {
     expect(tool.outputSchema).toEqual(valueSchemaSpecToJsonSchema(reportSchema))
     expect(tool.outputSchema).toMatchObject({ type: 'object', additionalProperties: false, required: ['count'] })
     expect(Object.isFrozen(tool.outputSchema)).toBe(true)
-    expect(Object.isFrozen((tool.outputSchema as { properties: object }).properties)).toBe(true)
+    expect(Object.isFrozen((tool.outputSchema as unknown as { properties: object }).properties)).toBe(true)
     expect(Object.keys(tool.parameters)).not.toContain('outputSchema')
   })
 
