@@ -17,6 +17,7 @@ import type {
   ToolExecutionResult,
   ToolExecutionToken,
   ToolGuard,
+  ToolOutputSchema,
   ToolResultView,
   ToolSchema,
 } from './index.js'
@@ -107,6 +108,16 @@ describe('contract types', () => {
     expectTypeOf<{ type: 'object'; bad: undefined }>().not.toExtend<ToolSchema['parameters']>()
     expectTypeOf<ToolGuard>().returns.toEqualTypeOf<string | undefined>()
     expectTypeOf<ToolExecutionResult['error']>().toEqualTypeOf<{ name: string; code: ErrorCode | ToolErrorCode } | undefined>()
+  })
+
+  it('an output schema is an optional object schema of the definition, never a key of the model-facing schema', () => {
+    expectTypeOf<ToolDefinition['outputSchema']>().toEqualTypeOf<ToolOutputSchema | undefined>()
+    expectTypeOf<'outputSchema'>().not.toExtend<keyof ToolSchema>()
+    expectTypeOf<ToolOutputSchema['type']>().toEqualTypeOf<'object'>()
+    const frozen = { type: 'object', properties: { total: { type: 'integer' } }, required: ['total'] } as const
+    expectTypeOf(frozen).toExtend<ToolOutputSchema>()
+    expectTypeOf<{ type: 'string' }>().not.toExtend<ToolOutputSchema>()
+    expectTypeOf<{ type: 'object'; bad: () => void }>().not.toExtend<ToolOutputSchema>()
   })
 
   it('cards discriminate on card', () => {

@@ -80,6 +80,7 @@ export {
   type ToolExecutionResult,
   type ToolExecutionToken,
   type ToolGuard,
+  type ToolOutputSchema,
   type ToolParametersSchema,
   type ToolRestriction,
   type ToolResult,

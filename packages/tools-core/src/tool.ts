@@ -13,6 +13,12 @@ export type CallId = string
  */
 export type ToolParametersSchema = { readonly [keyword: string]: ReadonlyJsonValue } & { readonly type: 'object' }
 
+/**
+ * The JSON Schema of a tool's `structuredContent` (its canonical output value): an object schema, as MCP requires of
+ * a tool's `outputSchema`. Readonly for the same reason as {@link ToolParametersSchema}.
+ */
+export type ToolOutputSchema = { readonly [keyword: string]: ReadonlyJsonValue } & { readonly type: 'object' }
+
 /** The model-facing part of a tool: exactly what a model request carries. */
 export interface ToolSchema {
   /** The name the model calls, `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`. */
@@ -103,6 +109,18 @@ export interface ToolDefinition extends ToolSchema {
   timeoutMs?: number
   /** True when calls of this tool may run in parallel with other such calls of the same step. */
   concurrencySafe?: boolean
+  /**
+   * The JSON Schema of the `structuredContent` a successful call returns: an object schema (`type: 'object'`),
+   * lossless JSON, checked by the registry at registration. It is never part of the model-facing
+   * {@link ToolSchema} (`ctx.tools.schemas()` stays `{ name, description, parameters }`, which a provider request
+   * spreads); the registry hands it out separately (`ctx.tools.outputSchema(name)`), and serving the tool over MCP
+   * lists it as the tool's `outputSchema`. Declaring it asserts that every successful call returns a
+   * `structuredContent` object matching it.
+   *
+   * `defineTool` sets it from `output.schema` when that schema is an object; an output of any other shape (a
+   * string, an array, a `oneOf`) has no `outputSchema`, because MCP allows only objects there.
+   */
+  outputSchema?: ToolOutputSchema
   /**
    * How to show the PENDING call, from its arguments only (pure: a UI calls it while streaming and on replay).
    * Return `undefined` (or omit it) for the generic card.

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@dsh/tools-core'
+import type { ToolDefinition, ToolOutputSchema } from '@dsh/tools-core'
 import type {} from '@dsh/tools-registry'
 import type { Context } from 'cordis'
 import { callServerTool } from './call-tool.js'
@@ -217,7 +217,9 @@ export class ServerConnection {
     clearTimeout(this.#debounce)
     this.#debounce = setTimeout(() => {
       this.#debounce = undefined
-      if (this.#state === 'ready') void this.#refresh().catch((error: unknown) => {
+      // A change announced while the first listing is still running (a slow or paginated list) must not be lost:
+      // joining the running refresh makes it list once more.
+      if (this.#state === 'ready' || this.#refreshing !== undefined) void this.#refresh().catch((error: unknown) => {
         this.#error = describe(error)
         this.#emit()
       })
@@ -281,6 +283,8 @@ export class ServerConnection {
       name: plan.name,
       description: description.length > maxDescription ? `${description.slice(0, maxDescription)} […]` : description,
       parameters: plan.parameters as ToolDefinition['parameters'],
+      // Carried so a registry that serves this tool again lists it; the SDK checks each result against it.
+      ...(definition.outputSchema?.type === 'object' ? { outputSchema: definition.outputSchema as unknown as ToolOutputSchema } : {}),
       concurrencySafe: plan.policy.concurrencySafe,
       // An untrusted server's hints never reach the registry (which would parallelise on readOnlyHint).
       ...(this.config.trust && definition.annotations !== undefined ? { annotations: { ...definition.annotations } } : {}),

@@ -43,6 +43,8 @@ export interface ToolRecord {
   readonly execute: ToolDefinition['execute']
   /** The definition's validation hook (`validateArguments`) as it was when registered; `undefined` for a raw tool. */
   readonly validateArguments: ToolDefinition['validateArguments']
+  /** The definition's `outputSchema` serialized once (a checked object schema), `undefined` when it declares none. */
+  readonly outputSchemaJson: string | undefined
   readonly mode: ToolExecutionMode
 }
 
@@ -86,29 +88,36 @@ function checkName(name: unknown): string {
   return name
 }
 
-function checkParameters(name: string, parameters: unknown): ToolSchema['parameters'] {
+/** A JSON Schema object with `type: 'object'` as lossless JSON, serialized; the field names where it is wrong. */
+function checkSchemaObject(name: string, field: 'parameters' | 'outputSchema', schema: unknown): { value: object; json: string } {
   let snapshot: ReturnType<typeof snapshotJson>
   try {
-    snapshot = snapshotJson(parameters)
+    snapshot = snapshotJson(schema)
   } catch (error) {
-    throw invalid('parameters', `The parameters of tool ${quote(name)} cannot be read: ${describeThrown(error)}`, error)
+    throw invalid(field, `The ${field} of tool ${quote(name)} cannot be read: ${describeThrown(error)}`, error)
   }
   if (!snapshot.ok) {
-    const field = snapshot.error.path === '' ? 'parameters' : `parameters.${snapshot.error.path}`
-    throw invalid(field, `The parameters of tool ${quote(name)} are not lossless JSON: ${snapshot.error.message}`)
+    const at = snapshot.error.path === '' ? field : `${field}.${snapshot.error.path}`
+    throw invalid(at, `The ${field} of tool ${quote(name)} ${field === 'parameters' ? 'are' : 'is'} not lossless JSON: ${snapshot.error.message}`)
   }
   const value = snapshot.value
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalid('parameters', `The parameters of tool ${quote(name)} must be a JSON Schema object, got ${describeValue(value)}`)
+    throw invalid(field, `The ${field} of tool ${quote(name)} must be a JSON Schema object, got ${describeValue(value)}`)
   }
   const type = readOwn(value, 'type')
   if (type !== 'object') {
     throw invalid(
-      'parameters.type',
-      `The parameters of tool ${quote(name)} must be an object schema ({ type: 'object', … }), got type ${describeValue(type)}`,
+      `${field}.type`,
+      `The ${field} of tool ${quote(name)} must be an object schema ({ type: 'object', … }), got type ${describeValue(type)}`,
     )
   }
-  return value as ToolSchema['parameters']
+  let json: string
+  try {
+    json = JSON.stringify(value)
+  } catch (error) {
+    throw invalid(field, `The ${field} of tool ${quote(name)} cannot be serialized: ${describeThrown(error)}`, error)
+  }
+  return { value, json }
 }
 
 function checkTimeout(name: string, timeoutMs: unknown): void {
@@ -161,7 +170,7 @@ export function createToolRecord(definition: unknown): ToolRecord {
   if (typeof description !== 'string') {
     throw invalid('description', `The description of tool ${quote(name)} must be a string, got ${describeValue(description)}`)
   }
-  const parameters = checkParameters(name, read(definition, 'parameters'))
+  const { value: parameters, json: parametersJson } = checkSchemaObject(name, 'parameters', read(definition, 'parameters'))
   const execute = read(definition, 'execute')
   if (typeof execute !== 'function') {
     throw invalid('execute', `The execute of tool ${quote(name)} must be a function, got ${describeValue(execute)}`)
@@ -172,19 +181,16 @@ export function createToolRecord(definition: unknown): ToolRecord {
   optionalFunction('presentCall', name, read(definition, 'presentCall'))
   optionalFunction('presentResult', name, read(definition, 'presentResult'))
   const mode = checkMode(definition, name)
-  let parametersJson: string
-  try {
-    parametersJson = JSON.stringify(parameters)
-  } catch (error) {
-    throw invalid('parameters', `The parameters of tool ${quote(name)} cannot be serialized: ${describeThrown(error)}`, error)
-  }
+  const outputSchema = read(definition, 'outputSchema')
+  const outputSchemaJson = outputSchema === undefined ? undefined : checkSchemaObject(name, 'outputSchema', outputSchema).json
   return {
     name,
     definition: definition as ToolDefinition,
-    schema: Object.freeze({ name, description, parameters }),
+    schema: Object.freeze({ name, description, parameters: parameters as ToolSchema['parameters'] }),
     parametersJson,
     execute: execute as ToolDefinition['execute'],
     validateArguments: validateArguments as ToolDefinition['validateArguments'],
+    outputSchemaJson,
     mode,
   }
 }

@@ -7,6 +7,7 @@ import type {
   ToolExecution,
   ToolExecutionInput,
   ToolExecutionResult,
+  ToolOutputSchema,
   ToolSchema,
 } from '@dsh/tools-core'
 import type { Context } from 'cordis'
@@ -39,6 +40,8 @@ describe('ctx.tools', () => {
     expectTypeOf(ctx.tools.execute).returns.toEqualTypeOf<Promise<ToolExecutionResult>>()
     expectTypeOf(ctx.tools.get).returns.toEqualTypeOf<ToolDefinition | undefined>()
     expectTypeOf(ctx.tools.schemas).returns.toEqualTypeOf<ToolSchema[]>()
+    expectTypeOf(ctx.tools.outputSchema).toEqualTypeOf<(name: string, agent?: Agent) => ToolOutputSchema | undefined>()
+    expectTypeOf(ctx.tools.scope(agent).outputSchema).toEqualTypeOf<(name: string) => ToolOutputSchema | undefined>()
     expectTypeOf(ctx.tools.executionMode).returns.toEqualTypeOf<ToolExecutionMode>()
     expectTypeOf(ctx.tools.definitionOf).parameter(0).toEqualTypeOf<Readonly<ToolExecution>>()
     expectTypeOf(ctx.tools.definitionOf).returns.toEqualTypeOf<ToolDefinition | undefined>()

@@ -6,6 +6,7 @@ import type {
   ToolExecutionInput,
   ToolExecutionResult,
   ToolGuard,
+  ToolOutputSchema,
   ToolSchema,
 } from '@dsh/tools-core'
 import { Service, type Context, type EventOptions, type Events, type Hook, type Logger, type Tracker } from 'cordis'
@@ -26,6 +27,7 @@ import {
   checkAgent,
   checkGuard,
   fiberEffect,
+  projectOutputSchema,
   projectSchemas,
   type RegistryInternals,
   type ToolCallTarget,
@@ -76,7 +78,8 @@ function resolveConfig(config: unknown): { readonly abortGraceMs: number } {
  *
  * - `register`, `guard`, `on` and what is registered through `scope(agent)` are effects of the calling plugin's
  *   fiber: they return disposers and are undone when that fiber is disposed.
- * - `execute`, `executeStep`, `get`, `schemas`, `executionMode` and `definitionOf` are bound functions (own properties): a loop
+ * - `execute`, `executeStep`, `get`, `schemas`, `outputSchema`, `executionMode` and `definitionOf` are bound functions
+ *   (own properties): a loop
  *   may hold them (`const { execute } = ctx.tools`) and call them without going through cordis's service proxy
  *   again.
  * - The pipeline's events (`tools/pre-execute`, `tools/execute`, `tools/post-execute`, `tools/result`,
@@ -109,6 +112,14 @@ export class ToolRegistry extends Service {
    * on every call.
    */
   readonly schemas: (agent?: Agent) => ToolSchema[]
+  /**
+   * The JSON Schema of the `structuredContent` of tool `name` as `agent` sees it (the global layer when `agent` is
+   * absent): the `outputSchema` the definition declared (`defineTool` sets it for an object `output.schema`),
+   * checked at registration. A fresh copy on every call; `undefined` for an unknown tool and for a tool that
+   * declares none. Kept apart from {@link ToolRegistry.schemas}, whose objects a provider request carries as they
+   * are; an MCP server lists it as the tool's `outputSchema`.
+   */
+  readonly outputSchema: (name: string, agent?: Agent) => ToolOutputSchema | undefined
   /**
    * `'parallel'` when the call's tool declared `concurrencySafe: true` (or MCP `annotations.readOnlyHint: true`
    * without `concurrencySafe: false`), so a loop may run it together with other parallel-safe calls of the same
@@ -170,6 +181,7 @@ export class ToolRegistry extends Service {
     this.executeStep = (calls, options) => runStep(calls, options)
     this.get = (name, agent) => catalog.resolve(name, agent)?.definition
     this.schemas = (agent) => projectSchemas(catalog.visible(agent))
+    this.outputSchema = (name, agent) => projectOutputSchema(catalog.resolve(name, agent))
     this.executionMode = (call) => catalog.resolve(call.name, call.agent)?.mode ?? 'serial'
     this.definitionOf = (execution) => PipelineExecution.definitionOf(execution)
     // An optional dependency: while a `systemPrompt` service is present, it gets a provider of this registry's

@@ -5,6 +5,7 @@ import type {
   ToolExecutionResult,
   ToolGuard,
   ToolRestriction,
+  ToolOutputSchema,
   ToolSchema,
 } from '@dsh/tools-core'
 import { Context, type Fiber } from 'cordis'
@@ -56,6 +57,8 @@ export interface ToolScope {
   get(name: string): ToolDefinition | undefined
   /** The model-facing schemas of every tool the agent sees, as fresh copies. */
   schemas(): ToolSchema[]
+  /** The output schema of tool `name` as the agent sees it (a fresh copy), or `undefined`; see `ToolRegistry.outputSchema`. */
+  outputSchema(name: string): ToolOutputSchema | undefined
   /** Runs a call for this agent. Never rejects. */
   execute(input: ScopedToolExecutionInput): Promise<ToolExecutionResult>
   /**
@@ -122,6 +125,12 @@ export function fiberEffect(ctx: Context, label: string, apply: () => () => void
   return dispose
 }
 
+/** The record's output schema as a fresh copy, or `undefined` (no record, or none declared). */
+export function projectOutputSchema(record: ToolRecord | undefined): ToolOutputSchema | undefined {
+  const json = record?.outputSchemaJson
+  return json === undefined ? undefined : (JSON.parse(json) as ToolOutputSchema)
+}
+
 /** The model-facing projection of each record, as fresh copies (never the registered objects). */
 export function projectSchemas(records: Iterable<ToolRecord>): ToolSchema[] {
   const schemas: ToolSchema[] = []
@@ -186,6 +195,10 @@ export class AgentToolScope implements ToolScope {
 
   schemas(): ToolSchema[] {
     return projectSchemas(this.internals.catalog.visible(this.agent))
+  }
+
+  outputSchema(name: string): ToolOutputSchema | undefined {
+    return projectOutputSchema(this.internals.catalog.resolve(name, this.agent))
   }
 
   execute(input: ScopedToolExecutionInput): Promise<ToolExecutionResult> {

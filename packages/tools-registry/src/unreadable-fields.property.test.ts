@@ -51,6 +51,7 @@ const definition = {
   annotations: { readOnlyHint: true },
   presentCall: () => undefined,
   presentResult: () => undefined,
+  outputSchema: { type: 'object', properties: {} },
 }
 
 function thrownBy(run: () => unknown): unknown {
@@ -66,7 +67,7 @@ describe('register: an unreadable definition is InvalidToolDefinitionError namin
   it('for every field and every way of making it unreadable', async () => {
     const { tools } = await createHarness()
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...Object.keys(definition), 'annotations.readOnlyHint', 'parameters.type'), hostile, async (field, how) => {
+      fc.asyncProperty(fc.constantFrom(...Object.keys(definition), 'annotations.readOnlyHint', 'parameters.type', 'outputSchema.type'), hostile, async (field, how) => {
         const [outer, inner] = field.split('.') as [string, string | undefined]
         const spoiled =
           inner === undefined

@@ -7,6 +7,7 @@ import {
   type ToolDefinition,
   type ToolExecuteObjectReturn,
   type ToolExecution,
+  type ToolOutputSchema,
   type ToolResult,
   type ToolResultView,
 } from '@dsh/tools-core'
@@ -299,7 +300,10 @@ function readToolSchema(
  * result's `structuredContent` is the validated value (a detached deep-frozen copy) for programmatic callers of
  * `ctx.tools.execute` and MCP clients, not for session logs; `render(args, value)` turns it into the content and
  * `presentationMeta(args, value)`, when given, into the result's `meta` (lossless JSON), the payload
- * `presentResult` reads on replay. `invoke` returns the value directly.
+ * `presentResult` reads on replay. `invoke` returns the value directly. When `output.schema` is an object schema,
+ * the definition also carries it as `outputSchema` (its JSON Schema, deep-frozen), which the registry hands out
+ * through `ctx.tools.outputSchema(name)` and an MCP server lists; for an output of another shape (a scalar, an
+ * array, `json`, a `oneOf`) `outputSchema` is absent, because MCP allows only an object schema there.
  *
  * Without `output` the body returns content blocks, a string (one text block), or `{ content, meta }`.
  *
@@ -468,6 +472,8 @@ function buildTool(
     parameters: parameters.jsonSchema as ParametersJsonSchema,
     ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}),
     ...(concurrencySafe !== undefined ? { concurrencySafe: concurrencySafe as boolean } : {}),
+    // MCP allows only an object as `outputSchema` (and as `structuredContent`): any other output shape has none.
+    ...(output?.node.kind === 'object' ? { outputSchema: deepFreeze(nodeToJsonSchema(output.node)) as ToolOutputSchema } : {}),
     validateArguments,
     invoke: output === undefined ? invokeContent : invokeValue,
     async execute(args, exec) {

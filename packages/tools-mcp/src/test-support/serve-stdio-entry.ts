@@ -1,0 +1,34 @@
+// What serve-stdio-child.mjs runs: a registry with two tools, served on this process's stdin/stdout. The process
+// ends when its client closes stdin or sends SIGTERM.
+import { defineTool, ToolRegistry } from '@dsh/tools-registry'
+import { Context } from 'cordis'
+import { serveToolsStdio } from '../server/index.js'
+
+const ctx = new Context()
+await ctx.plugin(ToolRegistry)
+ctx.tools.register(
+  defineTool({
+    name: 'add',
+    description: 'Adds two numbers.',
+    parameters: { a: { type: 'number', required: true }, b: { type: 'number', required: true } },
+    concurrencySafe: true,
+    output: {
+      schema: { type: 'object', additionalProperties: false, properties: { sum: { type: 'number', required: true } } },
+      render: (_args, value) => `The sum is ${value.sum}.`,
+    },
+    execute: ({ a, b }) => ({ sum: a + b }),
+  }),
+)
+ctx.tools.register(defineTool({ name: 'pid', description: 'The serving process id.', parameters: {}, execute: () => String(process.pid) }))
+
+const served = await serveToolsStdio(ctx)
+let stopping = false
+async function stop(): Promise<void> {
+  if (stopping) return
+  stopping = true
+  await served.close().catch(() => {})
+  process.exit(0)
+}
+process.stdin.once('end', () => void stop())
+process.once('SIGTERM', () => void stop())
+process.stderr.write(`serving a registry over stdio as ${process.pid}\n`)
