@@ -473,7 +473,7 @@ function buildTool(
     ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}),
     ...(concurrencySafe !== undefined ? { concurrencySafe: concurrencySafe as boolean } : {}),
     // MCP allows only an object as `outputSchema` (and as `structuredContent`): any other output shape has none.
-    ...(output?.node.kind === 'object' ? { outputSchema: deepFreeze(nodeToJsonSchema(output.node)) as ToolOutputSchema } : {}),
+    ...(output !== undefined && output.schema.jsonSchema['type'] === 'object' ? { outputSchema: output.schema.jsonSchema as ToolOutputSchema } : {}),
     validateArguments,
     invoke: output === undefined ? invokeContent : invokeValue,
     async execute(args, exec) {
