@@ -139,3 +139,17 @@ describe('contract types', () => {
     void new DshError('SOMETHING_ELSE', 'x')
   })
 })
+
+describe('ToolContentError', () => {
+  it('takes content blocks and codes, and narrows with isInstance', async () => {
+    const { ToolContentError } = await import('./index.js')
+    expectTypeOf<ConstructorParameters<typeof ToolContentError>[2]>().toEqualTypeOf<import('./index.js').ToolContentErrorOptions | undefined>()
+    expectTypeOf<import('./index.js').ToolContentErrorOptions['content']>().toEqualTypeOf<readonly ContentBlock[] | undefined>()
+    const thrown: unknown = undefined
+    if (ToolContentError.isInstance(thrown)) expectTypeOf(thrown.content).toEqualTypeOf<readonly ContentBlock[]>()
+    // @ts-expect-error a code must be a core code or a tool-owned FAMILY_SUFFIX one
+    new ToolContentError('nope', 'x')
+    // @ts-expect-error content is blocks, not a string
+    new ToolContentError('TOOL_FAILED', 'x', { content: 'text' })
+  })
+})

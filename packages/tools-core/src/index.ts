@@ -38,6 +38,7 @@ export {
 } from './json-snapshot.js'
 export { InvalidErrorCodeError } from './invalid-error-code-error.js'
 export { NonJsonValueError } from './non-json-value-error.js'
+export { ToolContentError, type ToolContentErrorOptions } from './tool-content-error.js'
 export type {
   DiffCallView,
   DiffResultView,

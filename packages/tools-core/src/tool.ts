@@ -52,7 +52,8 @@ export interface ToolExecuteObjectReturn {
 
 /**
  * A completed call as `presentResult` sees it: the replayable projections only (`content` and `meta`), never
- * `structuredContent`, because a replayed session log does not hold it.
+ * `structuredContent`, because a replayed session log does not hold it. A failed call has no `meta`; its `content`
+ * is the error's text, or the content a `ToolContentError` failed with.
  */
 export interface ToolResult {
   /** The model-facing content. */
@@ -87,7 +88,9 @@ export interface ToolArgumentsRejected {
 export interface ToolDefinition extends ToolSchema {
   /**
    * Runs one call. `args` is the parsed, frozen JSON arguments (`unknown`: a raw definition validates its own
-   * input; `defineTool` does it for you). Throwing makes the call an `isError` result.
+   * input; `defineTool` does it for you). Throwing makes the call an `isError` result: a branded `DshError` keeps
+   * its `{ name, code }` and the model reads its message; a `ToolContentError` (or a subclass) fails with
+   * content of its own (an image of the failure, say), which the model reads instead.
    */
   execute(args: unknown, exec: ToolExecution): Promise<ToolExecuteReturn>
   /**
@@ -184,7 +187,10 @@ export interface HookContext {
 export interface ToolExecutionResult {
   /** The call's id. */
   callId: CallId
-  /** What the model sees. Always present, also for errors. */
+  /**
+   * What the model sees. Always present, also for errors: a failure's text, or the content a
+   * `ToolContentError` failed with.
+   */
   content: ContentBlock[]
   /** True when the call failed. */
   isError: boolean

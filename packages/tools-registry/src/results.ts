@@ -4,6 +4,7 @@ import {
   formatJsonPath,
   isDshErrorCode,
   snapshotJson,
+  ToolContentError,
   type DshErrorCode,
   type JsonSnapshotFailure,
   type ContentBlock,
@@ -110,6 +111,7 @@ export function thrownResult(callId: string, thrown: unknown, how: ThrownText): 
       const { code, name, message } = thrown as { code: unknown; name: unknown; message: unknown }
       if (isDshErrorCode(code) && typeof name === 'string' && name !== '') {
         const text = typeof message === 'string' && message !== '' ? message : `${name} (${code})`
+        if (ToolContentError.isInstance(thrown)) return contentFailure(callId, { name, code, text }, readOwn(thrown, 'content'), whatFailed)
         return failure(callId, name, code, text)
       }
     }
@@ -118,6 +120,26 @@ export function thrownResult(callId: string, thrown: unknown, how: ThrownText): 
   }
   if (abortedText !== undefined) return aborted(callId, 'ABORTED', abortedText)
   return toolFailed(callId, `${whatFailed}: ${describeThrown(thrown)}${after ?? ''}`)
+}
+
+/**
+ * The result of a thrown {@link ToolContentError}: its `{ name, code }` with its own content, checked like a
+ * success's content (a malformed list is the tool's fault, `INVALID_RESULT`, whose text still names the failure);
+ * lossless JSON and the size limits are checked when the result is materialized, as for every result. Empty content
+ * is the message as one text block.
+ */
+function contentFailure(
+  callId: string,
+  error: { readonly name: string; readonly code: DshErrorCode; readonly text: string },
+  content: unknown,
+  whatFailed: string,
+): ToolExecutionResult {
+  const problem = contentProblem(content, 'content')
+  if (problem !== undefined) {
+    return invalidResult(callId, `${whatFailed} (${error.name} ${error.code}: ${error.text}), and the content it failed with is invalid (${problem}). ${TOOL_FAULT}`)
+  }
+  const blocks = content as ContentBlock[]
+  return failure(callId, error.name, error.code, error.text, blocks.length === 0 ? undefined : [...blocks])
 }
 
 /** How {@link thrownResult} words an uncoded failure. */
