@@ -124,8 +124,8 @@ function errorText(content: readonly ContentBlock[]): string {
 
 /**
  * Turns a server's `tools/call` result into what the tool body returns. `isError: true` throws
- * {@link McpCallError} `MCP_SERVER_ERROR` with the server's own text (its `structuredContent` is not validated
- * and not carried); a `resultType` other than `complete` (an MRTR `input_required`) throws `MCP_INPUT_REQUIRED`.
+ * {@link McpCallError} `MCP_SERVER_ERROR` carrying the server's own content, every block mapped and bounded as for
+ * a success (its `structuredContent` is not validated and not carried); a `resultType` other than `complete` (an MRTR `input_required`) throws `MCP_INPUT_REQUIRED`.
  */
 export function mapCallResult(result: McpCallResult, context: { server: string; tool: string; bounds: ResultBounds }): MappedResult {
   const { content, bounder, droppedBlocks } = mapContent(result.content, context.bounds)
@@ -136,7 +136,9 @@ export function mapCallResult(result: McpCallResult, context: { server: string; 
       context.server,
     )
   }
-  if (result.isError === true) throw new McpCallError(MCP_ERROR_CODES.SERVER_ERROR, errorText(content), context.server)
+  // The server's own blocks (images too, bounded like a success's) are what the model reads; its structuredContent
+  // is neither validated nor carried, since an error has no value.
+  if (result.isError === true) throw new McpCallError(MCP_ERROR_CODES.SERVER_ERROR, errorText(content), context.server, { content })
   let structured: JsonValue | undefined = result.structuredContent
   let structuredDropped = false
   if (structured !== undefined && JSON.stringify(structured).length > context.bounds.maxStructuredBytes) {

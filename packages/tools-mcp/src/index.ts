@@ -8,7 +8,7 @@ import { resolveMcpServerConfig, type McpServerConfig } from './server-config.js
 export { mapCallResult, mapContent, type MappedResult, type McpResultMeta } from './call-results.js'
 export { listAllTools, planTools, type PlannedTool, type ToolState } from './discovery.js'
 export { fingerprintTool } from './fingerprint.js'
-export { McpCallError } from './mcp-call-error.js'
+export { McpCallError, type McpCallErrorOptions } from './mcp-call-error.js'
 export { McpConfigError } from './mcp-config-error.js'
 export { McpConnectError } from './mcp-connect-error.js'
 export { MCP_ERROR_CODES, type McpErrorCode } from './mcp-error-codes.js'

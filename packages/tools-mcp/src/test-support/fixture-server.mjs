@@ -67,6 +67,15 @@ server.setRequestHandler('tools/call', async (request, ctx) => {
           { type: 'hologram', data: 'zzz' },
         ],
       }
+    case 'error_image':
+      return {
+        isError: true,
+        content: [
+          { type: 'text', text: 'render failed; this is what was drawn:' },
+          { type: 'image', data: args.data ?? 'aGVsbG8=', mimeType: 'image/png' },
+        ],
+        structuredContent: { wrong: true },
+      }
     case 'error_structured':
       return { isError: true, content: [{ type: 'text', text: 'real error: disk full' }], structuredContent: { wrong: true } }
     case 'structured':
