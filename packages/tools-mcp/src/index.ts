@@ -16,8 +16,10 @@ export type { McpConnectionState, McpProgressEvent, McpServerStatus, McpToolStat
 export { cutUtf8, DEFAULT_RESULT_BOUNDS, type ResultBounds } from './result-bounds.js'
 export { gateInputSchema, type SchemaBounds, type SchemaFinding, type SchemaGateResult, type SchemaPolicy } from './schema-gate.js'
 export {
+  callBudget,
   DEFAULT_INHERITED_ENV,
   resolveMcpServerConfig,
+  type McpCallBudget,
   type McpRestartPolicy,
   type McpSchemaCheck,
   type McpServerConfig,

@@ -15,8 +15,13 @@ export interface McpToolConfig {
   readonly concurrencySafe?: boolean | undefined
   /** `ask` asks through the pipeline before every call; `allow` never adds an ask; `auto` (default) follows the hints. */
   readonly approval?: 'ask' | 'allow' | 'auto' | undefined
-  /** Overrides the call's idle budget (ms); also the registered `timeoutMs`. */
+  /**
+   * The hard cap of one call (ms), progress or not: registered as the tool's `timeoutMs`, so `@dsh/timeout-policy`
+   * (when loaded) enforces it as the outer deadline and a UI can show it. Default `timeouts.callTotal`.
+   */
   readonly timeoutMs?: number | undefined
+  /** The call's idle budget (ms): how long the server may send neither a result nor progress. Default `timeouts.call` (never above the cap). */
+  readonly idleTimeoutMs?: number | undefined
   /** Overrides whether a call that a crash interrupted may be sent again after the restart. */
   readonly idempotent?: boolean | undefined
 }
@@ -59,7 +64,10 @@ export interface McpServerConfig {
   readonly checkSchema?: McpSchemaCheck | undefined
   /** Approved fingerprints by wire name: a listed tool whose definition differs is quarantined from the start. */
   readonly pinned?: Readonly<Record<string, string>> | undefined
-  /** Budgets in ms: `connect` (30 s), `list` (30 s per page), `call` (idle, reset by progress: 60 s), `callTotal` (hard cap: 10 min). */
+  /**
+   * Budgets in ms: `connect` (30 s), `list` (30 s per page), `call` (the idle budget of a call, reset by every progress
+   * notification: 60 s), `callTotal` (the hard cap of a call, registered as each tool's `timeoutMs`: 10 min).
+   */
   readonly timeouts?: Partial<McpTimeouts> | undefined
   /** Bounds on what a result may put in front of the model. */
   readonly output?: Partial<ResultBounds> | undefined
@@ -82,10 +90,29 @@ export type McpSchemaCheck = (schema: JsonObject, tool: McpToolDefinition) => re
 
 /** Call and connection budgets (ms). */
 export interface McpTimeouts {
+  /** Starting the server and the handshake. */
   readonly connect: number
+  /** One `tools/list` page. */
   readonly list: number
+  /** A call's idle budget: reset by every progress notification. */
   readonly call: number
+  /** A call's hard cap, progress or not; each tool's registered `timeoutMs` unless the tool's config sets one. */
   readonly callTotal: number
+}
+
+/** The budget of one call of a tool: the idle budget that progress resets, under the hard cap. */
+export interface McpCallBudget {
+  /** No result and no progress for this long fails the call (`MCP_TIMEOUT`). */
+  readonly idleMs: number
+  /** The hard cap: the tool's registered `timeoutMs`. */
+  readonly totalMs: number
+}
+
+/** The budget of a call of the tool `wireName` under `config`: its own settings first, then the server's. */
+export function callBudget(config: ResolvedMcpServerConfig, wireName: string): McpCallBudget {
+  const settings = Object.hasOwn(config.tools, wireName) ? config.tools[wireName] : undefined
+  const totalMs = settings?.timeoutMs ?? config.timeouts.callTotal
+  return { idleMs: Math.min(settings?.idleTimeoutMs ?? config.timeouts.call, totalMs), totalMs }
 }
 
 /** After a crash: restart with exponential backoff; more than `maxRestarts` within `windowMs` suspends the server. */
@@ -130,6 +157,8 @@ export const DEFAULT_INHERITED_ENV: readonly string[] = Object.freeze(
 const maxDelay = 2_147_483_647
 const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'maxListPages', 'stderrTailBytes', 'killGraceMs'])
 
+const knownToolSettings = new Set(['enabled', 'name', 'concurrencySafe', 'approval', 'timeoutMs', 'idleTimeoutMs', 'idempotent'])
+
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function stringRecord(value: unknown, field: string, issues: string[]): Record<string, string> {
@@ -171,6 +200,7 @@ function toolConfigs(value: unknown, issues: string[]): Record<string, McpToolCo
       issues.push(`${field}: must be an object`)
       continue
     }
+    for (const key of Object.keys(settings)) if (!knownToolSettings.has(key)) issues.push(`${field}.${key}: unknown option`)
     if (settings.name !== undefined && (typeof settings.name !== 'string' || !TOOL_NAME_PATTERN.test(settings.name))) {
       issues.push(`${field}.name: must match ${TOOL_NAME_PATTERN.source}`)
     }
@@ -179,6 +209,7 @@ function toolConfigs(value: unknown, issues: string[]): Record<string, McpToolCo
     }
     oneOf(settings.approval, `${field}.approval`, ['ask', 'allow', 'auto'], 'auto', issues)
     integer(settings.timeoutMs, `${field}.timeoutMs`, 1, issues)
+    integer(settings.idleTimeoutMs, `${field}.idleTimeoutMs`, 1, issues)
   }
   return { ...(value as Record<string, McpToolConfig>) }
 }

@@ -8,7 +8,7 @@ import { McpCallError } from './mcp-call-error.js'
 import { McpConnectError } from './mcp-connect-error.js'
 import { MCP_ERROR_CODES } from './mcp-error-codes.js'
 import { openSession } from './sdk-session.js'
-import type { ResolvedMcpServerConfig } from './server-config.js'
+import { callBudget, type ResolvedMcpServerConfig } from './server-config.js'
 import type { McpSession } from './session-types.js'
 import { StdioTransport } from './stdio-transport.js'
 
@@ -286,6 +286,9 @@ export class ServerConnection {
       // Carried so a registry that serves this tool again lists it; the SDK checks each result against it.
       ...(definition.outputSchema?.type === 'object' ? { outputSchema: definition.outputSchema as unknown as ToolOutputSchema } : {}),
       concurrencySafe: plan.policy.concurrencySafe,
+      // The hard cap: @dsh/timeout-policy, when loaded, enforces it as the outer deadline (its timer starts before
+      // this client's, so it fires first: TOOL_TIMEOUT); the idle budget that progress resets stays in the client.
+      timeoutMs: callBudget(this.config, plan.wireName).totalMs,
       // An untrusted server's hints never reach the registry (which would parallelise on readOnlyHint).
       ...(this.config.trust && definition.annotations !== undefined ? { annotations: { ...definition.annotations } } : {}),
       execute: (args, exec) => callServerTool(this, plan, args, exec),
