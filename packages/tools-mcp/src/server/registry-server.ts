@@ -2,6 +2,7 @@ import type { Agent, ToolExecutionResult } from '@dsh/tools-core'
 import type {} from '@dsh/tools-registry'
 import { Server } from '@modelcontextprotocol/server'
 import type { Context } from 'cordis'
+import { McpConfigError } from '../mcp-config-error.js'
 
 /** What a served registry shows and on whose behalf it runs calls. */
 export interface ToolServerOptions {
@@ -11,6 +12,47 @@ export interface ToolServerOptions {
   readonly name?: string | undefined
   /** The version the server reports. Default `0.1.0`. */
   readonly version?: string | undefined
+  /**
+   * How long a 2026-07-28 client may cache the `tools/list` result (its `ttlMs`, with `cacheScope: 'private'`:
+   * the list depends on the agent and the token). Default 0: always stale, so a client that does not listen for
+   * changes re-lists every time. Clients that keep a `subscriptions/listen` stream open (HTTP) are told of every
+   * change either way. Ignored by 2025-era clients, which get `list_changed` on their connection.
+   */
+  readonly listTtlMs?: number | undefined
+}
+
+/** How {@link createToolServer}'s own change notifications are sent; internal to the serving entries. */
+export interface ToolServerWiring {
+  /** Send `notifications/tools/list_changed` on the server's own connection (stdio, in-memory). Default `true`. */
+  readonly notifyOnConnection?: boolean | undefined
+}
+
+/**
+ * Runs `send` once after a burst of calls of the returned function (a plugin registering ten tools at once is one
+ * notification): on the next macrotask, timer cleared by `cancel`.
+ */
+export function coalesced(send: () => void): { readonly schedule: () => void; readonly cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  return {
+    schedule: () => {
+      if (timer !== undefined) return
+      timer = setTimeout(() => {
+        timer = undefined
+        send()
+      }, 0)
+    },
+    cancel: () => {
+      clearTimeout(timer)
+      timer = undefined
+    },
+  }
+}
+
+function cacheHints(options: ToolServerOptions): { 'tools/list': { ttlMs: number; cacheScope: 'private' } } | undefined {
+  const ttlMs = options.listTtlMs
+  if (ttlMs === undefined) return undefined
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 0) throw new McpConfigError([`listTtlMs: must be a non-negative integer number of milliseconds, got ${JSON.stringify(ttlMs) ?? String(ttlMs)}`])
+  return { 'tools/list': { ttlMs, cacheScope: 'private' } }
 }
 
 let callCounter = 0
@@ -51,12 +93,14 @@ function withError(out: Record<string, unknown>, result: ToolExecutionResult): R
  * as its `outputSchema`, and a successful call of it returns its `structuredContent`), every `tools/call` goes
  * through `ctx.tools.execute` (policy, guards, approval: an `ask` with no approval service or agent is a denial,
  * which the client sees as an `isError` result), and the client's cancellation aborts the call. Registry changes send
- * `notifications/tools/list_changed` (call the returned `dispose` to stop listening).
+ * `notifications/tools/list_changed` on the server's connection, one per burst of changes (call the returned
+ * `dispose` to stop listening). `listTtlMs` sets the `ttlMs` of 2026-07-28 `tools/list` results.
  */
-export function createToolServer(ctx: Context, options: ToolServerOptions = {}): { server: Server; dispose: () => void } {
+export function createToolServer(ctx: Context, options: ToolServerOptions = {}, wiring: ToolServerWiring = {}): { server: Server; dispose: () => void } {
+  const hints = cacheHints(options)
   const server = new Server(
     { name: options.name ?? 'dsh-tools', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true } }, ...(hints === undefined ? {} : { cacheHints: hints }) },
   )
   const tools = ctx.tools
   const { agent } = options
@@ -83,10 +127,18 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}):
     })
     return toMcpResult(result, tools.outputSchema(request.params.name, agent) !== undefined) as never
   })
+  if (wiring.notifyOnConnection === false) return { server, dispose: () => {} }
   let connected = false
   server.oninitialized = () => (connected = true)
-  const stop = ctx.on('tools/change', () => {
+  const notify = coalesced(() => {
     if (connected) void server.sendToolListChanged().catch(() => {})
   })
-  return { server, dispose: stop }
+  const stop = ctx.on('tools/change', notify.schedule)
+  return {
+    server,
+    dispose: () => {
+      stop()
+      notify.cancel()
+    },
+  }
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createMcpHandler, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Context } from 'cordis'
-import { createToolServer, type ToolServerOptions } from './registry-server.js'
+import { coalesced, createToolServer, type ToolServerOptions } from './registry-server.js'
 
 /** A running MCP server: close it to stop serving (and, for HTTP, to free the port). */
 export interface ServedTools {
@@ -60,17 +60,22 @@ async function writeResponse(answer: Response, response: ServerResponse): Promis
 /**
  * Serves the registry of `ctx` over Streamable HTTP on 127.0.0.1 only (both protocol eras), behind `Host` and
  * `Origin` checks against DNS rebinding (403) and an optional bearer token (401). Each request gets a fresh
- * stateless server over the same registry; `list_changed` reaches stdio clients, not stateless HTTP ones (they
- * re-list).
+ * stateless server over the same registry. Registry changes reach 2026-07-28 clients on their `subscriptions/listen`
+ * streams (`notifications/tools/list_changed`, one per burst of changes); 2025-era clients of this stateless
+ * endpoint have no stream to receive them on and re-list (`tools/list` is always answered fresh).
  */
 export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {}): Promise<ServedTools & { readonly url: string }> {
   const disposers = new Set<() => void>()
+  // Per-request servers hold no connection to notify on; the handler's listen router does it for every open stream.
   const handler = createMcpHandler(() => {
-    const { server, dispose } = createToolServer(ctx, options)
+    const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false })
     disposers.add(dispose)
     server.onclose = () => (dispose(), disposers.delete(dispose))
     return server
   })
+  const changes = coalesced(() => handler.notify.toolsChanged())
+  const stopListening = ctx.on('tools/change', changes.schedule)
+  disposers.add(() => (stopListening(), changes.cancel()))
   const hosts = ['localhost', '127.0.0.1', '[::1]', ...(options.allowedHosts ?? [])]
   let port = 0
   const http = createServer((request, response) => {
