@@ -25,6 +25,12 @@ export interface ToolServerOptions {
 export interface ToolServerWiring {
   /** Send `notifications/tools/list_changed` on the server's own connection (stdio, in-memory). Default `true`. */
   readonly notifyOnConnection?: boolean | undefined
+  /**
+   * The era the server's connection speaks. A 2025-era connection is notified only after `initialized`; a
+   * 2026-07-28 one has no handshake, so from the start (the serving entry routes the notification onto the
+   * connection's `subscriptions/listen` streams). Default `legacy`.
+   */
+  readonly era?: 'legacy' | 'modern' | undefined
 }
 
 /**
@@ -128,7 +134,7 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     return toMcpResult(result, tools.outputSchema(request.params.name, agent) !== undefined) as never
   })
   if (wiring.notifyOnConnection === false) return { server, dispose: () => {} }
-  let connected = false
+  let connected = wiring.era === 'modern'
   server.oninitialized = () => (connected = true)
   const notify = coalesced(() => {
     if (connected) void server.sendToolListChanged().catch(() => {})

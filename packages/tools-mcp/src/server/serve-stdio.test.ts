@@ -16,7 +16,7 @@ afterEach(async () => {
 })
 
 describe('serveToolsStdio from a spawned child process', () => {
-  it('serves the child registry (schemas, outputSchema, calls, structuredContent) and leaves no process behind', async () => {
+  it.each(['legacy', 'modern'] as const)('serves the child registry (%s era: schemas, outputSchema, calls, structuredContent, list_changed) and leaves no process behind', async (protocol) => {
     const t = await createToolContext()
     recordPids(t)
     cleanups.push(() => t.dispose())
@@ -24,8 +24,11 @@ describe('serveToolsStdio from a spawned child process', () => {
       id: 'child',
       command: process.execPath,
       args: [child],
+      protocol,
       trust: true,
-      tools: { pid: { approval: 'allow' } }, // not read-only, so it would ask (and nobody can answer here)
+      listChangedDebounceMs: 20,
+      // Not read-only, so they would ask (and nobody can answer here).
+      tools: { pid: { approval: 'allow' }, grow: { approval: 'allow' } },
       killGraceMs: 2_000,
       // The child compiles its entry from source first; a loaded machine takes its time.
       timeouts: { connect: 60_000 },
@@ -35,7 +38,7 @@ describe('serveToolsStdio from a spawned child process', () => {
     expect(status.serverInfo?.name).toBe('dsh-tools')
     const pid = status.pid!
     expect(alive(pid)).toBe(true)
-    expect(status.tools.map((tool) => tool.wireName).sort()).toEqual(['add', 'pid'])
+    expect(status.tools.map((tool) => tool.wireName).sort()).toEqual(['add', 'grow', 'pid'])
 
     // concurrencySafe became readOnlyHint on the wire, which a trusted server's client maps back.
     expect(t.tools.executionMode({ name: 'mcp__child__add' })).toBe('parallel')
@@ -50,6 +53,12 @@ describe('serveToolsStdio from a spawned child process', () => {
     expect(bad.isError).toBe(true)
     const served = await t.tools.execute({ callId: 'p', name: 'mcp__child__pid', arguments: {} })
     expect(served.content).toEqual([{ type: 'text', text: String(pid) }])
+
+    // The child's registry changes during a call: the change reaches us (2025: on the connection; 2026-07-28: on
+    // the subscriptions/listen stream our client keeps open) and the new tool is registered here.
+    const grew = await t.tools.execute({ callId: 'g', name: 'mcp__child__grow', arguments: {} })
+    expect(grew.content).toEqual([{ type: 'text', text: 'grew' }])
+    await until(() => t.tools.get('mcp__child__grown') !== undefined, 15_000, 'the grown tool to be registered')
 
     await loaded.dispose()
     await until(() => !alive(pid), 15_000, `the serving child ${pid} to exit`)

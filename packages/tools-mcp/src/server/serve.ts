@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createMcpHandler, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server'
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
+import { serveStdio } from '@modelcontextprotocol/server/stdio'
 import type { Context } from 'cordis'
 import { coalesced, createToolServer, type ToolServerOptions } from './registry-server.js'
 
@@ -9,14 +9,26 @@ export interface ServedTools {
   close(): Promise<void>
 }
 
-/** Serves the registry of `ctx` as an MCP server on this process's stdin/stdout (one client: the parent). */
+/**
+ * Serves the registry of `ctx` as an MCP server on this process's stdin/stdout (one client: the parent), in both
+ * protocol eras: the client's opening exchange picks the era (the SDK's `serveStdio`). Registry changes reach a
+ * 2025-era client as `notifications/tools/list_changed` after its `initialized`, and a 2026-07-28 client on its
+ * `subscriptions/listen` streams; one notification per burst of changes.
+ */
 export async function serveToolsStdio(ctx: Context, options: ToolServerOptions = {}): Promise<ServedTools> {
-  const { server, dispose } = createToolServer(ctx, options)
-  await server.connect(new StdioServerTransport())
+  const disposers = new Set<() => void>()
+  const handle = serveStdio(({ era }) => {
+    // A discovery probe's instance may be dropped unconnected: its listener goes with close() at the latest.
+    const { server, dispose } = createToolServer(ctx, options, { era })
+    disposers.add(dispose)
+    server.onclose = () => (dispose(), disposers.delete(dispose))
+    return server
+  })
   return {
     close: async () => {
-      dispose()
-      await server.close()
+      for (const dispose of disposers) dispose()
+      disposers.clear()
+      await handle.close()
     },
   }
 }

@@ -4,7 +4,6 @@
 import { createRequire } from 'node:module'
 import { defineTool } from '@dsh/tools-registry'
 import { createToolContext, type ToolTestContext } from '@dsh/tools-testing'
-import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server'
 import { afterEach, describe, expect, it } from 'vitest'
 import { mcpServer, whenMcpServerReady } from '../index.js'
 import { serveToolsHttp } from './index.js'
@@ -13,6 +12,20 @@ const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
+
+/**
+ * A zod schema as a Standard Schema with JSON Schema, spelled structurally (this package cannot name zod's types,
+ * and the MCP SDK's own `StandardSchemaWithJSON` narrows `target` to a union that tools-schema's `string` is not).
+ */
+interface StandardObject<T> {
+  readonly '~standard': {
+    readonly version: 1
+    readonly vendor: string
+    readonly types?: { readonly input: T; readonly output: T } | undefined
+    readonly validate: (value: unknown) => { readonly value: T; readonly issues?: undefined } | { readonly issues: ReadonlyArray<{ readonly message: string }> }
+    readonly jsonSchema: { readonly input: (options: { readonly target: string }) => unknown; readonly output: (options: { readonly target: string }) => unknown }
+  }
+}
 
 /** The part of zod 4 this test uses. */
 interface Zod {
@@ -27,7 +40,7 @@ interface Stats {
   words: number
   longest: string
 }
-const statsSchema = z.object({ words: z.number().int().min(0), longest: z.string().max(12) }).strict() as StandardSchemaWithJSON<Stats>
+const statsSchema = z.object({ words: z.number().int().min(0), longest: z.string().max(12) }).strict() as StandardObject<Stats>
 
 /** A registry with the zod-output tool, served over HTTP; `tamper` makes a post-execute listener break the value. */
 async function servedRegistry(): Promise<{ t: ToolTestContext; url: string; tamper: () => void }> {

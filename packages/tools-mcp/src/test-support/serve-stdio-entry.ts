@@ -20,6 +20,18 @@ ctx.tools.register(
   }),
 )
 ctx.tools.register(defineTool({ name: 'pid', description: 'The serving process id.', parameters: {}, execute: () => String(process.pid) }))
+// Changes the registry while a client is connected: the client should hear list_changed and list `grown`.
+ctx.tools.register(
+  defineTool({
+    name: 'grow',
+    description: 'Registers the tool grown.',
+    parameters: {},
+    execute: () => {
+      if (ctx.tools.get('grown') === undefined) ctx.tools.register(defineTool({ name: 'grown', description: 'Registered by grow.', parameters: {}, execute: () => 'grown' }))
+      return 'grew'
+    },
+  }),
+)
 
 const served = await serveToolsStdio(ctx)
 let stopping = false
