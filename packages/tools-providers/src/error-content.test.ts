@@ -1,6 +1,6 @@
 // An error result that carries content of its own (a ToolContentError, an MCP server's isError blocks): every
 // converter keeps the error recognisable and sends the media where the provider can take it with an error.
-import type { ToolExecutionResult } from '@dsh/tools-core'
+import { defineToolErrorCodes, type ToolExecutionResult } from '@dsh/tools-core'
 import { describe, expect, it } from 'vitest'
 import { toAiSdkModelOutput } from './ai-sdk/index.js'
 import { toAnthropicMessage } from './anthropic/index.js'
@@ -8,10 +8,12 @@ import { geminiTools, toGeminiContent } from './gemini/index.js'
 import { toOpenAIChatMessages, toOpenAIResponsesInput } from './openai/index.js'
 import { png, readFile } from './test-fixtures.js'
 
+const MCP = defineToolErrorCodes('MCP', ['SERVER_ERROR'])
+
 const failedWithImage: ToolExecutionResult = {
   callId: 'c1',
   isError: true,
-  error: { name: 'McpCallError', code: 'MCP_SERVER_ERROR' },
+  error: { name: 'McpCallError', code: MCP.SERVER_ERROR },
   content: [
     { type: 'text', text: 'The page did not load:' },
     { type: 'image', data: png, mimeType: 'image/png' },
