@@ -14,6 +14,16 @@ describe('defineTool with a valibot schema (toStandardJsonSchema)', () => {
     expectTypeOf(v.object({ a: v.string() })).not.toExtend<StandardSchemaWithJsonSchema>()
   })
 
+  test('a bare valibot schema as parameters is a type error (it would be refused at definition too)', () => {
+    defineTool({
+      name: 'connect',
+      description: 'Connects.',
+      // @ts-expect-error valibot schemas need toStandardJsonSchema
+      parameters: v.object({ host: v.string() }),
+      execute: () => 'ok',
+    })
+  })
+
   test('execute and the presenters get the output type (defaults applied)', () => {
     const tool = defineTool({
       name: 'connect',
