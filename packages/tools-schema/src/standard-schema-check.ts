@@ -1,8 +1,9 @@
-import { formatJsonPath, snapshotJson, type JsonObject, type JsonPathSegment, type ReadonlyJsonValue } from '@dsh/tools-core'
+import { formatJsonPath, snapshotJson, type JsonPathSegment, type ReadonlyJsonValue } from '@dsh/tools-core'
 import { describeValue, errorText } from './describe-value.js'
-import { readOwnObject } from './read-own.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
 import type { StandardJsonSchemaOptions } from './standard-schema.js'
+import { readConvertedJsonSchema, type ConvertedJsonSchema } from './standard-schema-json.js'
+import { converterOptionsFor, issueMessage, missingJsonSchemaAdvice } from './standard-schema-vendors.js'
 import { nonJsonMessage } from './value-rules.js'
 import { DEFAULT_MAX_VIOLATIONS } from './validator.js'
 import type { SchemaCheckResult, ToolSchemaCheck } from './tool-schema-check.js'
@@ -17,7 +18,6 @@ interface StandardProps {
   readonly converters: unknown
 }
 
-const TARGET: StandardJsonSchemaOptions = Object.freeze({ target: 'draft-2020-12' })
 const unsendable = 'transforms, custom types and refinements with no JSON Schema form cannot be sent to a model'
 
 /** True when `value` carries a `~standard` property (own or inherited, as zod defines it): a Standard Schema. */
@@ -46,7 +46,7 @@ function readProps(value: unknown, segments: readonly JsonPathSegment[], problem
     if (typeof validate !== 'function') return report(`a Standard Schema needs a "~standard.validate" function, got ${describeValue(validate)}`)
     if ((typeof jsonSchema !== 'object' || jsonSchema === null) && typeof jsonSchema !== 'function') {
       return report(
-        `a ${name} schema without Standard JSON Schema ("~standard.jsonSchema") cannot be sent to a model: use a version of ${name} that implements it (zod ≥ 4.2)`,
+        `a ${name} schema without Standard JSON Schema ("~standard.jsonSchema") cannot be sent to a model: ${missingJsonSchemaAdvice(name)}`,
       )
     }
     const { input, output } = jsonSchema as Record<string, unknown>
@@ -66,24 +66,14 @@ function readProps(value: unknown, segments: readonly JsonPathSegment[], problem
   }
 }
 
-function convert(props: StandardProps, side: 'input' | 'output'): { readonly schema?: JsonObject; readonly problem?: string } {
+function convert(props: StandardProps, side: 'input' | 'output'): ConvertedJsonSchema {
   let converted: unknown
   try {
-    converted = props[side].call(props.converters, TARGET)
+    converted = props[side].call(props.converters, converterOptionsFor(props.vendor))
   } catch (error) {
     return { problem: `${props.vendor} cannot convert its ${side} to JSON Schema (${errorText(error)}); ${unsendable}` }
   }
-  // Own enumerable keys of the root only: zod hangs a non-enumerable `~standard` on it. `$schema` names the dialect
-  // for validators; providers reject or ignore it in a tool's parameters.
-  const own = readOwnObject(converted)
-  if (own.entries === undefined) {
-    return { problem: `the ${side} JSON Schema ${props.vendor} produced must be an object, got ${own.got ?? `a value that cannot be read (${own.threw})`}` }
-  }
-  const root: Record<string, unknown> = {}
-  for (const [key, entry] of own.entries) if (key !== '$schema') root[key] = entry
-  const snapshot = snapshotJson(root)
-  if (!snapshot.ok) return { problem: `the ${side} JSON Schema ${props.vendor} produced ${nonJsonMessage(snapshot.error)}` }
-  return { schema: snapshot.value as JsonObject }
+  return readConvertedJsonSchema(converted, side, props.vendor)
 }
 
 /**
@@ -123,8 +113,25 @@ function rootViolation(keyword: Violation['keyword'], message: string): Violatio
 }
 
 /**
- * Validates with `~standard.validate`, on a detached deep-frozen snapshot of `value` (so the schema never sees a
- * getter, a proxy or a value that changes later), and snapshots its output the same way.
+ * A fresh, mutable copy of a lossless JSON snapshot: `~standard.validate` may write into what it is given (arktype
+ * applies defaults and morphs in place), which must neither throw on the frozen snapshot nor reach the caller.
+ */
+function mutableCopy(value: ReadonlyJsonValue): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return Array.from(value as readonly ReadonlyJsonValue[], mutableCopy)
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const entry = mutableCopy((value as Record<string, ReadonlyJsonValue>)[key] as ReadonlyJsonValue)
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: entry, enumerable: true, writable: true, configurable: true })
+    else copy[key] = entry
+  }
+  return copy
+}
+
+/**
+ * Validates with `~standard.validate`, on a detached copy of a lossless JSON snapshot of `value` (so the schema
+ * never sees a getter, a proxy or a value that changes later, and what it changes is its own), and snapshots its
+ * output the same way (detached, deep-frozen).
  */
 function checkStandard(props: StandardProps, value: unknown): SchemaCheckResult {
   const snapshot = snapshotJson(value)
@@ -134,7 +141,7 @@ function checkStandard(props: StandardProps, value: unknown): SchemaCheckResult 
   }
   let result: unknown
   try {
-    result = props.validate.call(props.holder, snapshot.value)
+    result = props.validate.call(props.holder, mutableCopy(snapshot.value))
   } catch (error) {
     return failure([rootViolation('schema', `the ${props.vendor} schema threw while validating: ${errorText(error)}`)])
   }
@@ -166,7 +173,7 @@ function issueViolations(vendor: string, issues: unknown, value: ReadonlyJsonVal
     return failure([rootViolation('schema', `the ${vendor} schema rejected the value without naming an issue`)])
   }
   const violations: Violation[] = []
-  for (const issue of (issues as unknown[]).slice(0, DEFAULT_MAX_VIOLATIONS)) violations.push(issueViolation(issue, value))
+  for (const issue of (issues as unknown[]).slice(0, DEFAULT_MAX_VIOLATIONS)) violations.push(issueViolation(vendor, issue, value))
   return failure(violations, issues.length - violations.length)
 }
 
@@ -187,11 +194,12 @@ function valueAt(value: ReadonlyJsonValue, segments: readonly JsonPathSegment[])
   return current
 }
 
-function issueViolation(issue: unknown, value: ReadonlyJsonValue): Violation {
+function issueViolation(vendor: string, issue: unknown, value: ReadonlyJsonValue): Violation {
   const { message, path } = issue as { message?: unknown; path?: unknown }
-  const segments = Array.isArray(path) ? (path as unknown[]).map(segmentOf) : []
+  const segments = Array.isArray(path) ? Array.from(path as unknown[], segmentOf) : []
   const found = valueAt(value, segments)
-  const text = typeof message === 'string' && message !== '' ? message : 'does not match the schema'
+  const at = formatJsonPath(segments)
+  const text = typeof message === 'string' && message !== '' ? issueMessage(vendor, message, at, found !== undefined) : 'does not match the schema'
   // Our messages name the offending value; the library's name its rule.
-  return { path: formatJsonPath(segments), segments, keyword: 'schema', message: found === undefined ? text : `${text}, got ${describeValue(found)}` }
+  return { path: at, segments, keyword: 'schema', message: found === undefined ? text : `${text}, got ${describeValue(found)}` }
 }

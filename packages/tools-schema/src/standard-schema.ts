@@ -50,8 +50,20 @@ export interface StandardSchemaWithJsonSchema<Input = unknown, Output = Input> {
   readonly '~standard': StandardSchemaWithJsonSchemaProps<Input, Output>
 }
 
+/**
+ * The `input` or `output` type a Standard Schema declares (`unknown` when it declares none), read by inference
+ * rather than by indexing: indexing `(Output & StandardSchemaWithJsonSchema)['~standard']` while `Output` is still
+ * being inferred made the compiler expand an arktype `Type` until it gave up ("excessively deep") for an inline
+ * `output: { schema: type({ … }) }`. Not distributive: a union of schemas is not split.
+ */
+export type StandardTypeOf<Schema, Side extends 'input' | 'output'> = [Schema] extends [{ readonly '~standard': { readonly types?: infer Types } }]
+  ? NonNullable<Types> extends { readonly [Key in Side]: infer Type }
+    ? Type
+    : unknown
+  : never
+
 /** The type a {@link StandardSchemaWithJsonSchema} accepts (`z.input<typeof schema>` for zod). */
-export type InferStandardInput<Schema extends StandardSchemaWithJsonSchema> = NonNullable<Schema['~standard']['types']>['input']
+export type InferStandardInput<Schema extends StandardSchemaWithJsonSchema> = StandardTypeOf<Schema, 'input'>
 
 /** The type a {@link StandardSchemaWithJsonSchema} produces (`z.output<typeof schema>` for zod). */
-export type InferStandardOutput<Schema extends StandardSchemaWithJsonSchema> = NonNullable<Schema['~standard']['types']>['output']
+export type InferStandardOutput<Schema extends StandardSchemaWithJsonSchema> = StandardTypeOf<Schema, 'output'>

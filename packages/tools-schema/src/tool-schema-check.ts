@@ -3,7 +3,7 @@ import type { InferArgs, InferValue } from './infer-args.js'
 import type { SchemaNode } from './schema-node.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
 import { nodeToJsonSchema } from './schema-spec-to-json-schema.js'
-import type { InferStandardInput, InferStandardOutput, StandardSchemaWithJsonSchema } from './standard-schema.js'
+import type { InferStandardOutput, StandardSchemaWithJsonSchema, StandardTypeOf } from './standard-schema.js'
 import { validatorFor } from './validator-backend.js'
 import type { Violation } from './violation.js'
 
@@ -26,12 +26,12 @@ export type ToolArgsOf<Spec> = Spec extends StandardSchemaWithJsonSchema
 
 /** The validated value of `output.schema: Output`, as `render` and `invoke` see it (a Standard Schema's output type). */
 export type ToolOutputValueOf<Output> = [Output] extends [StandardSchemaWithJsonSchema]
-  ? InferStandardOutput<Output & StandardSchemaWithJsonSchema>
+  ? StandardTypeOf<Output, 'output'>
   : InferValue<Output>
 
 /** What the body returns for `output.schema: Output` (a Standard Schema's input type, which it validates). */
 export type ToolOutputReturnOf<Output> = [Output] extends [StandardSchemaWithJsonSchema]
-  ? NonUnknown<InferStandardInput<Output & StandardSchemaWithJsonSchema>>
+  ? NonUnknown<StandardTypeOf<Output, 'input'>>
   : InferValue<Output>
 
 /**
