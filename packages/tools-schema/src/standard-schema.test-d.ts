@@ -79,3 +79,46 @@ describe('defineTool with a zod schema', () => {
     })
   })
 })
+
+describe('a Standard JSON Schema whose converter names the targets it supports', () => {
+  /** As the MCP SDK and some libraries declare it: a union of dialects, not `string`. */
+  interface NarrowTargetSchema {
+    readonly '~standard': {
+      readonly version: 1
+      readonly vendor: string
+      readonly types?: { readonly input: { q: string }; readonly output: { q: string } } | undefined
+      readonly validate: (value: unknown) => { readonly value: { q: string }; readonly issues?: undefined }
+      readonly jsonSchema: {
+        readonly input: (options: { readonly target: 'draft-2020-12' | 'draft-07' }) => Record<string, unknown>
+        readonly output: (options: { readonly target: 'draft-2020-12' | 'draft-07' }) => Record<string, unknown>
+      }
+    }
+  }
+
+  test('is accepted as parameters and as output.schema, with its types inferred', () => {
+    const schema = null as unknown as NarrowTargetSchema
+    expectTypeOf(schema).toExtend<StandardSchemaWithJsonSchema<{ q: string }, { q: string }>>()
+    defineTool({
+      name: 'narrow',
+      description: 'Narrow targets.',
+      parameters: schema,
+      output: { schema, render: (_args, value) => value.q },
+      execute(args) {
+        expectTypeOf(args).toEqualTypeOf<{ q: string }>()
+        return args
+      },
+    })
+  })
+
+  test('a converter that cannot produce draft 2020-12 is refused', () => {
+    interface Draft07Only {
+      readonly '~standard': Omit<NarrowTargetSchema['~standard'], 'jsonSchema'> & {
+        readonly jsonSchema: {
+          readonly input: (options: { readonly target: 'draft-07' }) => Record<string, unknown>
+          readonly output: (options: { readonly target: 'draft-07' }) => Record<string, unknown>
+        }
+      }
+    }
+    expectTypeOf<Draft07Only>().not.toExtend<StandardSchemaWithJsonSchema>()
+  })
+})

@@ -18,8 +18,12 @@ export type StandardSchemaResult<Output> =
 
 /** Options of the Standard JSON Schema converters. */
 export interface StandardJsonSchemaOptions {
-  /** The JSON Schema dialect asked for; tools-schema asks for `"draft-2020-12"`. */
-  readonly target: string
+  /**
+   * The JSON Schema dialect asked for. tools-schema only ever asks for `"draft-2020-12"`, and the type says so, so a
+   * schema whose converter declares a narrower set of targets (such as the MCP SDK's `StandardSchemaWithJSON`, or
+   * a library that lists the dialects it supports) is still accepted.
+   */
+  readonly target: 'draft-2020-12'
   /** Vendor-specific options. */
   readonly libraryOptions?: Record<string, unknown> | undefined
 }

@@ -1,7 +1,9 @@
 // A zod `output.schema` (defineTool of @dsh/tools-schema, through @dsh/tools-registry) served over MCP: the tool is
 // listed with the outputSchema zod's JSON Schema gives, our client registers it with that schema, and checks every
-// structuredContent against it. zod is not a dependency of this package: the test uses the copy the MCP SDK ships.
+// structuredContent against it. zod is not a dependency of this package: the test uses the copy the MCP SDK ships,
+// typed with the SDK's own `StandardSchemaWithJSON`.
 import { createRequire } from 'node:module'
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server'
 import { defineTool } from '@dsh/tools-registry'
 import { createToolContext, type ToolTestContext } from '@dsh/tools-testing'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -12,20 +14,6 @@ const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
-
-/**
- * A zod schema as a Standard Schema with JSON Schema, spelled structurally (this package cannot name zod's types,
- * and the MCP SDK's own `StandardSchemaWithJSON` narrows `target` to a union that tools-schema's `string` is not).
- */
-interface StandardObject<T> {
-  readonly '~standard': {
-    readonly version: 1
-    readonly vendor: string
-    readonly types?: { readonly input: T; readonly output: T } | undefined
-    readonly validate: (value: unknown) => { readonly value: T; readonly issues?: undefined } | { readonly issues: ReadonlyArray<{ readonly message: string }> }
-    readonly jsonSchema: { readonly input: (options: { readonly target: string }) => unknown; readonly output: (options: { readonly target: string }) => unknown }
-  }
-}
 
 /** The part of zod 4 this test uses. */
 interface Zod {
@@ -40,7 +28,7 @@ interface Stats {
   words: number
   longest: string
 }
-const statsSchema = z.object({ words: z.number().int().min(0), longest: z.string().max(12) }).strict() as StandardObject<Stats>
+const statsSchema = z.object({ words: z.number().int().min(0), longest: z.string().max(12) }).strict() as StandardSchemaWithJSON<Stats, Stats>
 
 /** A registry with the zod-output tool, served over HTTP; `tamper` makes a post-execute listener break the value. */
 async function servedRegistry(): Promise<{ t: ToolTestContext; url: string; tamper: () => void }> {
