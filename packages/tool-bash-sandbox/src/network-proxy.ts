@@ -123,6 +123,11 @@ export class NetworkProxy {
     })
   }
 
+  /** Serves one connection accepted elsewhere (the network bridge of a sandboxed command). */
+  accept(socket: Socket): void {
+    this.server.emit('connection', socket)
+  }
+
   /** Stops listening and cuts every open connection. */
   close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy()
