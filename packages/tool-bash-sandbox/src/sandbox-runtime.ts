@@ -127,17 +127,30 @@ export class SandboxRuntime {
           detached: true,
         })
         plan.channel?.(child)
-        const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), PREFLIGHT_TIMEOUT_MS)
+        const timer = setTimeout(() => {
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+          } catch {
+            // already gone
+          }
+        }, PREFLIGHT_TIMEOUT_MS)
+        // Not 'close': with a launch channel that carried a handle, Node may never emit it. The exit and the end of
+        // both output pipes are what the probe waits for.
+        const ended = (stream: NodeJS.ReadableStream | null): Promise<void> =>
+          stream === null ? Promise.resolve() : new Promise((done) => stream.once('close', () => done()))
+        const pipes = Promise.all([ended(child.stdout), ended(child.stderr)])
         child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
         child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
         child.once('error', (error) => {
           clearTimeout(timer)
           reject(error)
         })
-        child.once('close', (code, signal) => {
-          clearTimeout(timer)
-          if (child.connected) child.disconnect()
-          resolve({ code, signal })
+        child.once('exit', (code, signal) => {
+          void pipes.then(() => {
+            clearTimeout(timer)
+            if (child.connected) child.disconnect()
+            resolve({ code, signal })
+          })
         })
       })
     } catch (error) {
