@@ -3,6 +3,7 @@ import { chmodSync, closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSy
 import { Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import type { BashLaunchContext, BashLaunchPlan } from '@dsh/tool-bash'
+import type { CgroupFiles } from './command-cgroups.js'
 import { NetworkProxy } from './network-proxy.js'
 import { policyBlockNote } from './policy-note.js'
 import { ResourceLimiter, type CommandLimits } from './resource-limits.js'
@@ -47,8 +48,16 @@ export class SandboxRuntime {
   private lastBridgeReady = false
   private readonly stubs = new Map<string, number>()
 
-  constructor(config: ResolvedSandboxConfig) {
+  private readonly cgroupFiles: CgroupFiles | undefined
+
+  /**
+   * @param config - the validated configuration
+   * @param options - `cgroupFiles`: where this process's cgroups are, instead of reading `/proc/self` (tests point
+   *   it at a hierarchy this process cannot write)
+   */
+  constructor(config: ResolvedSandboxConfig, options: { cgroupFiles?: CgroupFiles | undefined } = {}) {
     this.config = config
+    this.cgroupFiles = options.cgroupFiles
   }
 
   /**
@@ -97,7 +106,7 @@ export class SandboxRuntime {
         'install it: apt-get install -y bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), or set the bwrap option to its path',
       )
     }
-    this.limiter = ResourceLimiter.open(this.config, (message) => this.log(message), this.isRoot)
+    this.limiter = ResourceLimiter.open(this.config, (message) => this.log(message), this.isRoot, this.cgroupFiles)
     const directory = mkdtempSync(join(this.config.local.tempDir, 'dsh-bash-sandbox-'))
     this.directory = directory
     // Searchable, not listable: a non-root bwrap (after setpriv, or a wrapper) must reach the empty covers here.
