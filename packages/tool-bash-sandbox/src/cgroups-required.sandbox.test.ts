@@ -76,9 +76,11 @@ describeInSandbox(() => {
 
   it("unprivileged (effective uid 65534 on the real cgroup file system): loading with resourceLimits: 'cgroup' fails with SandboxUnavailableError, and nothing is provided", async () => {
     if (!isRoot) throw new Error('this test switches its effective uid to 65534 and back, which needs root; CI runs as root')
+    const { seteuid, setegid } = process
+    if (seteuid === undefined || setegid === undefined) throw new Error('process.seteuid is missing (not POSIX?)')
     let error: unknown
-    process.setegid(NOBODY)
-    process.seteuid(NOBODY)
+    setegid(NOBODY)
+    seteuid(NOBODY)
     try {
       error = await loadSandboxed({ cwd: workdir, tempDir, hideDefaultSecrets: false, ...limits }).then(
         async (loaded) => {
@@ -88,8 +90,8 @@ describeInSandbox(() => {
         (thrown: unknown) => thrown,
       )
     } finally {
-      process.seteuid(0)
-      process.setegid(0)
+      seteuid(0)
+      setegid(0)
     }
     expect(SandboxUnavailableError.isInstance(error), String(error)).toBe(true)
     expect((error as SandboxUnavailableError).reason).toBe('cgroups-unavailable')
