@@ -1,16 +1,15 @@
 // The sandboxed executor (bubblewrap) against the local executor and raw child_process, in one run.
-import { spawn, spawnSync } from 'node:child_process'
-import { once } from 'node:events'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
 import { LocalBashExecutor } from '@dsh/tool-bash'
 import { SandboxedBashExecutor } from '@dsh/tool-bash-sandbox'
+import { BIG_COMMAND, OUTPUT_BYTES, rawOutputDiscarded, rawTrue } from '../bash-runners.js'
 import { defineSuite } from '../harness.js'
 
-const OUTPUT_BYTES = 200_000_000
-const bigCommand = `head -c ${OUTPUT_BYTES} /dev/zero`
+const bigCommand = BIG_COMMAND
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-bash-sandbox-bench-'))
 const disposers: (() => Promise<void>)[] = []
 
@@ -41,10 +40,7 @@ export default defineSuite({
         baseline: 'local executor ctx.bash.run',
         target: { case: 'sandboxed ctx.bash.run', maxRatio: 3, label: '≤ 3× the local executor' },
         cases: {
-          'raw spawn': async () => {
-            const child = spawn('bash', ['-c', 'true'])
-            await once(child, 'exit')
-          },
+          'raw spawn': rawTrue,
           'local executor ctx.bash.run': async () => {
             if ((await local.bash.run({ command: 'true' })).exitCode !== 0) throw new Error('true failed')
           },
@@ -59,15 +55,7 @@ export default defineSuite({
         target: { case: 'sandboxed ctx.bash.run (bounded capture)', maxRatio: 2, label: '≥ 50% of raw throughput (≤ 2×)' },
         options: { min_samples: 5, max_samples: 10, min_cpu_time: 0 },
         cases: {
-          'raw spawn, output discarded': async () => {
-            const child = spawn('bash', ['-c', bigCommand], { stdio: ['ignore', 'pipe', 'ignore'] })
-            let bytes = 0
-            child.stdout.on('data', (chunk: Buffer) => {
-              bytes += chunk.length
-            })
-            await once(child, 'close')
-            if (bytes !== OUTPUT_BYTES) throw new Error(`raw read ${bytes} bytes`)
-          },
+          'raw spawn, output discarded': rawOutputDiscarded,
           'sandboxed ctx.bash.run (bounded capture)': async () => {
             const result = await sandboxedNoSpill.bash.run({ command: bigCommand })
             if (result.stdout.totalBytes !== OUTPUT_BYTES) throw new Error(`sandbox read ${result.stdout.totalBytes} bytes`)

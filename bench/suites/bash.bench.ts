@@ -8,10 +8,10 @@ import { join } from 'node:path'
 import { Context } from 'cordis'
 import { BashTools, LocalBashExecutor, type BashResult, type LocalBashConfig } from '@dsh/tool-bash'
 import { ToolRegistry } from '@dsh/tools-registry'
+import { BIG_COMMAND, OUTPUT_BYTES, rawOutputDiscarded, rawTrue } from '../bash-runners.js'
 import { defineSuite, type MeasureOptions } from '../harness.js'
 
-const OUTPUT_BYTES = 200_000_000
-const bigCommand = `head -c ${OUTPUT_BYTES} /dev/zero`
+const bigCommand = BIG_COMMAND
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-bash-bench-'))
 const heavy: MeasureOptions = { min_samples: 5, max_samples: 10, min_cpu_time: 0 }
 const treeOptions: MeasureOptions = { min_samples: 20, max_samples: 40, min_cpu_time: 0 }
@@ -113,10 +113,7 @@ export default defineSuite({
         baseline: 'raw spawn',
         target: { case: 'ctx.tools.execute bash', maxRatio: 1.3, label: '≤ 1.3×' },
         cases: {
-          'raw spawn': async () => {
-            const child = spawn('bash', ['-c', 'true'])
-            await once(child, 'exit')
-          },
+          'raw spawn': rawTrue,
           'ctx.tools.execute bash': async () => {
             const result = await execute({ callId: `call_${(callSerial += 1)}`, name: 'bash', arguments: { command: 'true' } })
             if (result.isError || (result.meta as { exitCode?: unknown }).exitCode !== 0) throw new Error('bash true failed')
@@ -128,10 +125,7 @@ export default defineSuite({
         baseline: 'raw spawn',
         target: { case: 'ctx.bash.run', maxRatio: 1.3, label: '≤ 1.3×' },
         cases: {
-          'raw spawn': async () => {
-            const child = spawn('bash', ['-c', 'true'])
-            await once(child, 'exit')
-          },
+          'raw spawn': rawTrue,
           'ctx.bash.run': async () => {
             const result = await fast.ctx.bash.run({ command: 'true' })
             if (result.exitCode !== 0) throw new Error('true failed')
@@ -144,15 +138,7 @@ export default defineSuite({
         target: { case: 'ctx.bash.run (spilled to disk)', maxRatio: 2, label: '≥ 50% of raw throughput (≤ 2×)' },
         options: heavy,
         cases: {
-          'raw spawn, output discarded': async () => {
-            const child = spawn('bash', ['-c', bigCommand], { stdio: ['ignore', 'pipe', 'ignore'] })
-            let bytes = 0
-            child.stdout.on('data', (chunk: Buffer) => {
-              bytes += chunk.length
-            })
-            await once(child, 'close')
-            if (bytes !== OUTPUT_BYTES) throw new Error(`raw read ${bytes} bytes`)
-          },
+          'raw spawn, output discarded': rawOutputDiscarded,
           'raw spawn, output written to a file': async () => {
             const file = join(scratch, 'raw-output.log')
             const sink = createWriteStream(file, { highWaterMark: 1 << 22 })

@@ -17,6 +17,12 @@ export interface CgroupLimits {
   readonly maxProcesses: number | null
 }
 
+/** The text of `/proc/self/mountinfo` and `/proc/self/cgroup`: where this process's cgroups are. */
+export interface CgroupFiles {
+  readonly mountinfo: string
+  readonly cgroup: string
+}
+
 /** What the kernel recorded about one command in its cgroups. */
 export interface CgroupReport {
   /** Processes the memory limit's OOM killer killed (0 without a memory limit). */
@@ -158,7 +164,7 @@ export class CommandCgroups {
    */
   static open(
     limits: CgroupLimits,
-    read: { mountinfo: string; cgroup: string } = { mountinfo: readText('/proc/self/mountinfo'), cgroup: readText('/proc/self/cgroup') },
+    read: CgroupFiles = { mountinfo: readText('/proc/self/mountinfo'), cgroup: readText('/proc/self/cgroup') },
   ): { cgroups: CommandCgroups | null; versions: Partial<Record<CgroupControllerName, CgroupVersion>>; problems: Partial<Record<CgroupControllerName, string>> } {
     const wanted: CgroupControllerName[] = []
     if (limits.memoryBytes !== null) wanted.push('memory')

@@ -4,7 +4,7 @@
 // ptrace of a helper `sleep`, a remount of a tmpfs the test mounted itself.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { BashExecutor } from '@dsh/tool-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { syscallNumber, currentSeccompArch } from './seccomp.js'
@@ -32,6 +32,8 @@ interface Attempt {
   /** Runs the attempt another way than one foreground command (a background task that is killed). */
   readonly run?: (bash: BashExecutor, host: MatrixHost, nonce: string) => Promise<string>
   readonly escaped: (host: MatrixHost, output: string, nonce: string) => boolean | Promise<boolean>
+  /** What the sandbox's output must show when it blocks the attempt (so a test cannot pass for a reason of its own). */
+  readonly blockedWith?: RegExp
   readonly cleanup?: (host: MatrixHost, nonce: string) => void
 }
 
@@ -47,7 +49,8 @@ function dnsQuery(nonce: string): string {
 }
 
 function connectScript(host: MatrixHost): string {
-  const file = join(host.base, 'bin', 'connect.cjs')
+  // Not under /tmp (the sandbox's /tmp is its own): next to the sockets in /var/tmp, which the sandbox sees read-only.
+  const file = join(dirname(host.unixOutsidePath), 'connect.cjs')
   if (!existsSync(file)) {
     writeFileSync(
       file,
@@ -59,6 +62,18 @@ function connectScript(host: MatrixHost): string {
   }
   return file
 }
+
+/** Sends the nonce to a unix datagram socket two ways: a socket of its own, and one end of a datagram socket pair. */
+const DATAGRAM_SENDER = [
+  'import socket, sys',
+  'for how in ("socket", "socketpair"):',
+  '    try:',
+  '        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) if how == "socket" else socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0]',
+  '        s.sendto((how + "-" + sys.argv[2]).encode(), sys.argv[1])',
+  '        print(how, "sent")',
+  '    except OSError as error:',
+  '        print(how, "refused:", error)',
+].join('\n')
 
 const ATTEMPTS: readonly Attempt[] = [
   {
@@ -149,12 +164,32 @@ const ATTEMPTS: readonly Attempt[] = [
   {
     name: 'host unix socket (path)',
     control: always,
+    blockedWith: /refused: EPERM/,
     command: (host) => `/usr/bin/node ${connectScript(host)} path ${host.unixPath}`,
     escaped: (_host, output) => output.includes('host-unix'),
   },
   {
+    name: 'host unix socket outside /run and /tmp',
+    control: always,
+    blockedWith: /refused: EPERM/,
+    command: (host) => `/usr/bin/node ${connectScript(host)} path ${host.unixOutsidePath}`,
+    escaped: (_host, output) => output.includes('host-unixOutside'),
+  },
+  {
+    name: 'host unix datagram socket outside /run and /tmp (socket, and an unbound socket pair)',
+    control: always,
+    blockedWith: /socket refused: \[Errno 1\] Operation not permitted\nsocketpair refused: \[Errno 1\] Operation not permitted/,
+    command: (host, nonce) =>
+      `/usr/bin/python3 -c '${DATAGRAM_SENDER}' ${host.unixDatagramPath} ${nonce}`,
+    escaped: async (host, _output, nonce) => {
+      await pause(300)
+      return existsSync(host.datagramLog) && readFileSync(host.datagramLog, 'utf8').includes(nonce)
+    },
+  },
+  {
     name: 'host unix socket (abstract)',
     control: always,
+    blockedWith: /refused: EPERM/,
     command: (host) => `/usr/bin/node ${connectScript(host)} abstract ${host.abstractName}`,
     escaped: (_host, output) => output.includes('host-abstract'),
   },
@@ -306,6 +341,7 @@ describeInSandbox(() => {
         it(`${entry.name}: blocked in the sandbox${controlled ? ', escapes the local executor' : ''}`, async () => {
           const sandbox = await attempt(sandboxed, host, entry)
           expect(sandbox.escaped, `escaped the sandbox; output:\n${sandbox.output}`).toBe(false)
+          if (entry.blockedWith !== undefined) expect(sandbox.output).toMatch(entry.blockedWith)
           if (controlled) {
             const control = await attempt(local, host, entry)
             expect(control.escaped, `the control did not escape, so this test cannot see an escape; output:\n${control.output}`).toBe(true)
@@ -333,7 +369,7 @@ describeInSandbox(() => {
                 timeoutMs: 60_000,
               })
               let most = 0
-              const until = Date.now() + 4_000
+              const until = Date.now() + 20_000 // generous: the loop ends as soon as all 120 are seen
               while (Date.now() < until) {
                 most = Math.max(most, processesWith(token).length)
                 if (most >= 120) break
@@ -352,6 +388,24 @@ describeInSandbox(() => {
           }
         })
       }
+
+      it('allowUnixSockets (the deployment opt-out) lets commands make unix sockets, and the host socket outside /run and /tmp is reachable again: the seccomp rule is what blocks it', async () => {
+        const open = await loadSandboxed({
+          cwd: host.workdir,
+          tempDir: join(host.base, 'priv'),
+          hideDefaultSecrets: false,
+          bwrap: host.asUid('/usr/bin/bwrap'),
+          allowUnixSockets: true,
+        })
+        try {
+          const result = await open.bash.run({ command: `/usr/bin/node ${connectScript(host)} path ${host.unixOutsidePath}` })
+          expect(outputOf(result)).toContain('host-unixOutside')
+          expect(open.bash.limits.policy).not.toContain('Unix sockets cannot be created')
+          expect(sandboxed.bash.limits.policy).toContain('Unix sockets cannot be created')
+        } finally {
+          await open.fiber.dispose()
+        }
+      })
 
       it('leaves no mount point stub behind where it covered a missing .git', async () => {
         runAs(uid, 'mkdir -p stubless', host.workdir)

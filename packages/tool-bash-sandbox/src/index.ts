@@ -20,7 +20,6 @@ export {
 export { SANDBOX_ERROR_CODES } from './sandbox-error-codes.js'
 export {
   ROOT_ONLY_SECRETS,
-  SANDBOX_PROXY_SOCKET,
   buildSandboxProfile,
   isWithin,
   type ProfileFileSystem,
@@ -41,11 +40,13 @@ export {
   SECCOMP_DENIED_IOCTLS,
   SECCOMP_DENIED_SYSCALLS,
   SECCOMP_RET,
+  SECCOMP_SOCKET,
   buildSeccompProgram,
   currentSeccompArch,
   encodeSeccompProgram,
   syscallNumber,
   type BpfInstruction,
   type SeccompArch,
+  type SeccompProgramOptions,
   type SeccompSyscall,
 } from './seccomp.js'

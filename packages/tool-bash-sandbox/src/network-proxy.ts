@@ -123,6 +123,11 @@ export class NetworkProxy {
     })
   }
 
+  /** Serves one connection accepted elsewhere (the network bridge of a sandboxed command). */
+  accept(socket: Socket): void {
+    this.server.emit('connection', socket)
+  }
+
   /** Stops listening and cuts every open connection. */
   close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy()
@@ -194,7 +199,9 @@ export class NetworkProxy {
     const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: url.host }
     delete headers['proxy-connection']
     const upstream = httpRequest(
-      { host: checked.address, port, method: request.method, path: `${url.pathname}${url.search}`, headers },
+      // agent: false — a connection of its own, closed after the answer: no idle upstream socket outlives the command
+      // in the process-wide agent's keep-alive pool.
+      { host: checked.address, port, method: request.method, path: `${url.pathname}${url.search}`, headers, agent: false },
       (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers)
         answer.pipe(response)

@@ -1,5 +1,5 @@
 import type { JsonObject } from '@dsh/tools-core'
-import { CommandCgroups, type CommandCgroup } from './command-cgroups.js'
+import { CommandCgroups, type CgroupFiles, type CommandCgroup } from './command-cgroups.js'
 import type { ResolvedSandboxConfig } from './sandbox-config.js'
 import { locate } from './sandbox-host.js'
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js'
@@ -54,10 +54,17 @@ export class ResourceLimiter {
    * {@link SandboxUnavailableError} when `resourceLimits: 'cgroup'` cannot be met or an rlimit needs a missing
    * `prlimit`.
    */
-  static open(config: ResolvedSandboxConfig, log: (message: string) => void, isRoot: boolean): ResourceLimiter {
+  static open(
+    config: ResolvedSandboxConfig,
+    log: (message: string) => void,
+    isRoot: boolean,
+    cgroupFiles?: CgroupFiles,
+  ): ResourceLimiter {
     const { memoryBytes, maxProcesses, resourceLimits } = config
     const opened: ReturnType<typeof CommandCgroups.open> =
-      resourceLimits === 'rlimit' ? { cgroups: null, versions: {}, problems: {} } : CommandCgroups.open({ memoryBytes, maxProcesses })
+      resourceLimits === 'rlimit'
+        ? { cgroups: null, versions: {}, problems: {} }
+        : CommandCgroups.open({ memoryBytes, maxProcesses }, cgroupFiles)
     const { versions, problems } = opened
     const failed = Object.entries(problems).map(([name, problem]) => `${name}: ${problem}`)
     if (resourceLimits === 'cgroup' && failed.length > 0) {

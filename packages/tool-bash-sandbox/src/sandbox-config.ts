@@ -50,9 +50,22 @@ export interface SandboxedBashConfig extends LocalBashConfig {
   tmpSizeBytes?: number | undefined
   /**
    * Network access: `'off'` (the command has a loopback interface of its own and nothing else: no TCP, UDP, DNS,
-   * or host abstract sockets), or an allow list reached through the executor's proxy (needs `socat`). Default: `'off'`.
+   * or host abstract sockets), or an allow list reached through the executor's proxy (on the host; a helper run with
+   * this process's Node binary bridges the command's `127.0.0.1:3128` to it, so no unix socket is involved).
+   * Default: `'off'`.
    */
   network?: 'off' | SandboxNetworkAllowList | undefined
+  /**
+   * Let commands create unix sockets. By default the seccomp filter refuses `socket(AF_UNIX, …)` of every type and
+   * `socketpair(AF_UNIX, SOCK_DGRAM)`, so no host unix socket can be reached wherever it lies (a read-only mount does
+   * not stop `connect()`); connected socket pairs (pipes of node, python, libuv) still work. Set it true, as a
+   * deployment decision, for commands that need their own sockets (a database or a language server listening in the
+   * workdir). The cost: every host unix socket the sandbox can see becomes reachable again — only `/run`, `/var/run`,
+   * `/tmp` and the hidden paths are out of sight, so a docker, ssh-agent, dbus or IDE socket anywhere else (under
+   * `/var/lib`, `/srv`, the home directory, the workdir or its parents) can be connected to. Never a model parameter.
+   * Default: false.
+   */
+  allowUnixSockets?: boolean | undefined
   /**
    * The memory of each command, in bytes: 16 MiB to 1 TiB. In a cgroup (see `resourceLimits`) it bounds the whole
    * command (every process, its page cache and its `/tmp` files, no swap): beyond it the kernel's OOM killer ends
@@ -92,6 +105,8 @@ export interface ResolvedSandboxConfig {
   readonly bwrap: string
   /** What the profile enforces. */
   readonly policy: SandboxPolicy
+  /** Whether commands may create unix sockets (see `allowUnixSockets`). */
+  readonly allowUnixSockets: boolean
   /** The network allow list, or `null` when the network is off. */
   readonly network: { readonly rules: readonly NetworkAllowRule[]; readonly resolve: NetworkResolver | undefined } | null
   /** The memory limit of a command in bytes, or null. */
@@ -146,6 +161,7 @@ export const SANDBOX_DEFAULTS = Object.freeze({
   protectGit: true,
   tmpSizeBytes: 268_435_456,
   network: 'off',
+  allowUnixSockets: false,
   resourceLimits: 'auto',
   onUnavailable: 'fail',
 } as const)
@@ -159,6 +175,7 @@ const SANDBOX_KEYS = new Set([
   'protectGit',
   'tmpSizeBytes',
   'network',
+  'allowUnixSockets',
   'memoryBytes',
   'maxProcesses',
   'resourceLimits',
@@ -300,6 +317,7 @@ export function resolveSandboxedBashConfig(input: unknown = {}): ResolvedSandbox
     bwrap: text('bwrap', SANDBOX_DEFAULTS.bwrap),
     policy,
     network,
+    allowUnixSockets: flag('allowUnixSockets', SANDBOX_DEFAULTS.allowUnixSockets),
     memoryBytes: integer('memoryBytes', 16_777_216, 1_099_511_627_776),
     maxProcesses: integer('maxProcesses', 8, 1_048_576),
     resourceLimits: resourceLimits === 'cgroup' || resourceLimits === 'rlimit' ? resourceLimits : 'auto',

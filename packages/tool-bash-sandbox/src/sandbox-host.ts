@@ -7,7 +7,7 @@ import type { SandboxUnavailableCause } from './sandbox-unavailable-error.js'
 // What the sandboxed executor needs from the host, apart from its state: finding binaries, the real file system as
 // the profile builder sees it, reading bubblewrap's status and messages.
 
-/** Inside the sandbox: where socat bridges TCP to the proxy's unix socket. */
+/** Inside the sandbox: the port the network bridge listens on (127.0.0.1), where the proxy variables point. */
 export const PROXY_PORT = 3128
 const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`
 

@@ -48,14 +48,9 @@ export interface SandboxProfileInput {
   readonly seccompFd?: number | undefined
   /** The fd bubblewrap writes its JSON status to, if any. */
   readonly statusFd?: number | undefined
-  /** The host side of this command's network proxy (a unix socket), bound in as {@link SANDBOX_PROXY_SOCKET}. */
-  readonly proxySocket?: string | undefined
   /** What runs inside: the program and its arguments. */
   readonly argv: readonly string[]
 }
-
-/** Where the network proxy's socket appears inside the sandbox. */
-export const SANDBOX_PROXY_SOCKET = '/run/dsh-proxy.sock'
 
 /** A built profile: bubblewrap's arguments, and the mount points it will create on the host (to remove after). */
 export interface SandboxProfile {
@@ -114,7 +109,6 @@ export function buildSandboxProfile(input: SandboxProfileInput, fs: ProfileFileS
   ]
   for (const path of ['/proc/sysrq-trigger', '/proc/irq', '/proc/bus', '/proc/fs']) args.push('--ro-bind-try', path, path)
   args.push('--tmpfs', '/run')
-  if (input.proxySocket !== undefined) args.push('--ro-bind', input.proxySocket, SANDBOX_PROXY_SOCKET)
   if (fs.kind('/var/run') === 'directory') args.push('--tmpfs', '/var/run')
   args.push('--size', String(policy.tmpSizeBytes), '--perms', '1777', '--tmpfs', '/tmp')
   args.push('--perms', '0700', '--dir', input.home)

@@ -1,13 +1,16 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { chmodSync, closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
+import { Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import type { BashLaunchContext, BashLaunchPlan } from '@dsh/tool-bash'
+import type { CgroupFiles } from './command-cgroups.js'
 import { NetworkProxy } from './network-proxy.js'
 import { policyBlockNote } from './policy-note.js'
 import { ResourceLimiter, type CommandLimits } from './resource-limits.js'
 import type { ResolvedSandboxConfig } from './sandbox-config.js'
-import { KNOWN_FAILURES, PROXY_PORT, bwrapLines, locate, proxyEnvironment, readStatus, realFileSystem } from './sandbox-host.js'
-import { SANDBOX_PROXY_SOCKET, buildSandboxProfile, type ProfileFileSystem } from './sandbox-profile.js'
+import { BRIDGE_MESSAGE, BRIDGE_FAILED_EXIT, bridgeCommand } from './network-bridge.js'
+import { KNOWN_FAILURES, bwrapLines, locate, proxyEnvironment, readStatus, realFileSystem } from './sandbox-host.js'
+import { buildSandboxProfile, type ProfileFileSystem } from './sandbox-profile.js'
 import { SandboxSetupError } from './sandbox-setup-error.js'
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js'
 import { buildSeccompProgram, currentSeccompArch, encodeSeccompProgram } from './seccomp.js'
@@ -34,16 +37,27 @@ export class SandboxRuntime {
   private bwrap: string | null = null
   /** The resource limits (cgroups or rlimits), once the preflight has prepared them. */
   limiter: ResourceLimiter | null = null
-  private socat: string | null = null
+  /** The Node binary that runs the network bridge's helper inside the sandbox (this process's own). */
+  private readonly node: string = process.execPath
   private directory: string | null = null
   private seccompPath = ''
   private emptyFile = ''
   private emptyDirectory = ''
   private serial = 0
+  /** Whether the last planned command's bridge came up (read by the preflight, which runs one command). */
+  private lastBridgeReady = false
   private readonly stubs = new Map<string, number>()
 
-  constructor(config: ResolvedSandboxConfig) {
+  private readonly cgroupFiles: CgroupFiles | undefined
+
+  /**
+   * @param config - the validated configuration
+   * @param options - `cgroupFiles`: where this process's cgroups are, instead of reading `/proc/self` (tests point
+   *   it at a hierarchy this process cannot write)
+   */
+  constructor(config: ResolvedSandboxConfig, options: { cgroupFiles?: CgroupFiles | undefined } = {}) {
     this.config = config
+    this.cgroupFiles = options.cgroupFiles
   }
 
   /**
@@ -92,23 +106,14 @@ export class SandboxRuntime {
         'install it: apt-get install -y bubblewrap (Debian, Ubuntu), dnf install bubblewrap (Fedora), or set the bwrap option to its path',
       )
     }
-    this.limiter = ResourceLimiter.open(this.config, (message) => this.log(message), this.isRoot)
-    if (this.config.network !== null) {
-      this.socat = locate('socat') ?? null
-      if (this.socat === null) {
-        throw new SandboxUnavailableError(
-          'preflight-failed',
-          'network.allow is set but socat (the bridge to the proxy inside the sandbox) is not installed',
-          'install it: apt-get install -y socat, or leave network off',
-        )
-      }
-    }
+    this.limiter = ResourceLimiter.open(this.config, (message) => this.log(message), this.isRoot, this.cgroupFiles)
     const directory = mkdtempSync(join(this.config.local.tempDir, 'dsh-bash-sandbox-'))
     this.directory = directory
     // Searchable, not listable: a non-root bwrap (after setpriv, or a wrapper) must reach the empty covers here.
     chmodSync(directory, 0o711)
     this.seccompPath = join(directory, 'seccomp.bpf')
-    writeFileSync(this.seccompPath, encodeSeccompProgram(buildSeccompProgram(arch)), { mode: 0o400 })
+    const seccomp = buildSeccompProgram(arch, { allowUnixSockets: this.config.allowUnixSockets })
+    writeFileSync(this.seccompPath, encodeSeccompProgram(seccomp), { mode: 0o400 })
     this.emptyFile = join(directory, 'empty')
     writeFileSync(this.emptyFile, '', { mode: 0o444 })
     this.emptyDirectory = join(directory, 'empty.d')
@@ -127,19 +132,34 @@ export class SandboxRuntime {
         const child = spawn(plan.file, [...plan.args], {
           cwd: plan.cwd,
           env: { ...plan.env },
-          stdio: ['ignore', 'pipe', 'pipe', ...(plan.extraFds ?? [])],
+          stdio: ['ignore', 'pipe', 'pipe', ...(plan.extraFds ?? []), ...(plan.channel === undefined ? [] : (['ipc'] as const))],
           detached: true,
         })
-        const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), PREFLIGHT_TIMEOUT_MS)
+        plan.channel?.(child)
+        const timer = setTimeout(() => {
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+          } catch {
+            // already gone
+          }
+        }, PREFLIGHT_TIMEOUT_MS)
+        // Not 'close': with a launch channel that carried a handle, Node may never emit it. The exit and the end of
+        // both output pipes are what the probe waits for.
+        const ended = (stream: NodeJS.ReadableStream | null): Promise<void> =>
+          stream === null ? Promise.resolve() : new Promise((done) => stream.once('close', () => done()))
+        const pipes = Promise.all([ended(child.stdout), ended(child.stderr)])
         child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
         child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
         child.once('error', (error) => {
           clearTimeout(timer)
           reject(error)
         })
-        child.once('close', (code, signal) => {
-          clearTimeout(timer)
-          resolve({ code, signal })
+        child.once('exit', (code, signal) => {
+          void pipes.then(() => {
+            clearTimeout(timer)
+            if (child.connected) child.disconnect()
+            resolve({ code, signal })
+          })
         })
       })
     } catch (error) {
@@ -153,8 +173,17 @@ export class SandboxRuntime {
       )
     }
     const status = readStatus(join(this.directory as string, `status-${this.serial}`))
+    const bridged = this.lastBridgeReady
     await plan.cleanup?.()
     const detail = stderr.trim().slice(0, 1_000)
+    if (this.config.network !== null && status.exitCode === BRIDGE_FAILED_EXIT && !bridged) {
+      throw new SandboxUnavailableError(
+        'network-bridge-failed',
+        `the network allow list needs a bridge inside the sandbox, and it did not start (it runs ${this.node} there)`,
+        'keep the Node binary of this process out of hiddenPaths and readable by the sandbox user, or leave network off',
+        detail,
+      )
+    }
     if (status.exitCode === undefined || exit.code !== 0) {
       const known = KNOWN_FAILURES.find(({ pattern }) => pattern.test(stderr))
       if (known !== undefined) throw new SandboxUnavailableError(known.reason, known.problem, known.fix, detail)
@@ -199,14 +228,30 @@ export class SandboxRuntime {
     const hidden = [...policy.hiddenPaths, ...this.extraHidden(), directory]
     this.serial += 1
     const network = this.config.network
-    let proxy: NetworkProxy | null = null
-    let proxySocket: string | undefined
-    if (network !== null) {
-      proxy = new NetworkProxy({ rules: network.rules, resolve: network.resolve })
-      proxySocket = join(directory, `proxy-${this.serial}.sock`)
-      // A unix socket is bound and listening when listen() returns; 'listening' only follows on a later tick.
-      proxy.listen(proxySocket).catch((error: unknown) => this.log(`the network proxy for a command could not listen`, error))
-    }
+    const proxy = network === null ? null : new NetworkProxy({ rules: network.rules, resolve: network.resolve })
+    // The bridge: a helper in the sandbox listens on the proxy port there and hands the listening socket over the
+    // launch channel before the command starts; the host accepts on it. Nothing in the sandbox needs a unix socket.
+    let bridge: Server | null = null
+    let bridgeReady = false
+    this.lastBridgeReady = false
+    const channel =
+      proxy === null
+        ? undefined
+        : (child: ChildProcess): void => {
+            child.on('error', (error) => this.log('the network bridge channel failed', error))
+            child.once('message', (message: unknown, handle: unknown) => {
+              if (child.connected) child.disconnect()
+              if (message !== BRIDGE_MESSAGE || !(handle instanceof Server)) {
+                if (handle instanceof Server) handle.close()
+                return
+              }
+              bridge = handle
+              bridgeReady = true
+              this.lastBridgeReady = true
+              handle.on('connection', (socket: Socket) => proxy.accept(socket))
+              handle.on('error', (error) => this.log('the network bridge failed', error))
+            })
+          }
     const profile = buildSandboxProfile(
       {
         policy: { ...policy, hiddenPaths: hidden },
@@ -217,7 +262,6 @@ export class SandboxRuntime {
         home: SANDBOX_HOME,
         seccompFd: SECCOMP_FD,
         statusFd: STATUS_FD,
-        proxySocket,
         argv: [...limits, ...this.innerCommand(context.shell, context.request.command)],
       },
       fs,
@@ -250,11 +294,15 @@ export class SandboxRuntime {
       env: { ...context.env, HOME: SANDBOX_HOME, TMPDIR: '/tmp', ...(proxy === null ? {} : proxyEnvironment()) },
       cwd: '/',
       extraFds: [seccompFd, statusFd],
+      channel,
       settle: (result) => {
         const status = readStatus(statusPath)
         const stoppedBeforeExit = result.stopReason !== null || result.signal !== null
         if (status.exitCode === undefined && !stoppedBeforeExit) {
           return new SandboxSetupError(bwrapLines(result), result.cwd)
+        }
+        if (proxy !== null && !bridgeReady && !stoppedBeforeExit && status.exitCode === BRIDGE_FAILED_EXIT) {
+          return new SandboxSetupError(`the network bridge did not start: ${bwrapLines(result)}`, result.cwd)
         }
         const allowed = network?.rules.map((rule) => (rule.port === null ? rule.host : `${rule.host}:${rule.port}`)) ?? []
         const denials = proxy?.denials ?? []
@@ -279,8 +327,9 @@ export class SandboxRuntime {
         if (!open) return
         open = false
         if (proxy !== null) {
+          const listening = bridge as Server | null
+          if (listening !== null) await new Promise((resolve) => listening.close(resolve))
           await proxy.close()
-          if (proxySocket !== undefined) rmSync(proxySocket, { force: true })
         }
         closeSync(seccompFd)
         closeSync(statusFd)
@@ -293,12 +342,8 @@ export class SandboxRuntime {
 
   /** What runs inside the sandbox: the shell, behind the bridge to the proxy when the network has an allow list. */
   private innerCommand(shell: string, command: string): string[] {
-    if (this.socat === null) return [shell, '--noprofile', '--norc', '-c', command]
-    const bridge =
-      `${this.socat} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_PROXY_SOCKET} </dev/null >/dev/null 2>&1 & ` +
-      `for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/${PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done; ` +
-      `exec ${shell} --noprofile --norc -c "$1"`
-    return [shell, '--noprofile', '--norc', '-c', bridge, 'bash', command]
+    if (this.config.network === null) return [shell, '--noprofile', '--norc', '-c', command]
+    return bridgeCommand({ shell, node: this.node, command })
   }
 
   /** Removes the mount points bubblewrap left on the host once no running command uses them (deepest first). */

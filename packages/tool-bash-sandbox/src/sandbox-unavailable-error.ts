@@ -15,6 +15,7 @@ export type SandboxUnavailableCause =
   | 'proc-unmountable'
   | 'profile-not-enforced'
   | 'cgroups-unavailable'
+  | 'network-bridge-failed'
   | 'preflight-failed'
 
 /**

@@ -94,7 +94,8 @@ export class SandboxedBashExecutor extends LocalBashExecutor {
     const allowed = network?.rules.map((rule) => (rule.port === null ? rule.host : `${rule.host}:${rule.port}`)) ?? []
     if (this.sandbox.sandboxed) {
       const limits = this.sandbox.limiter === null ? '' : describeResourceLimits(this.sandbox.limiter.limits)
-      return `${describeSandboxPolicy(this.sandbox.config.policy, allowed)}${limits === '' ? '' : ` ${limits}`}`
+      const sockets = this.sandbox.config.allowUnixSockets ? '' : ' Unix sockets cannot be created (socket pairs, as pipes use, work).'
+      return `${describeSandboxPolicy(this.sandbox.config.policy, allowed)}${sockets}${limits === '' ? '' : ` ${limits}`}`
     }
     return 'Commands run WITHOUT a sandbox on this machine (the deployment allowed it): be careful with anything destructive.'
   }

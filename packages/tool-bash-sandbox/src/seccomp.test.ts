@@ -6,11 +6,13 @@ import {
   SECCOMP_DENIED_IOCTLS,
   SECCOMP_DENIED_SYSCALLS,
   SECCOMP_RET,
+  SECCOMP_SOCKET,
   buildSeccompProgram,
   encodeSeccompProgram,
   syscallNumber,
   type BpfInstruction,
   type SeccompArch,
+  type SeccompSyscall,
 } from './seccomp.js'
 
 interface SeccompData {
@@ -34,6 +36,7 @@ function evaluate(program: readonly BpfInstruction[], data: SeccompData): number
     if (code === BPF.LD_W_ABS) accumulator = word(k)
     else if (code === BPF.JEQ_K) pc += accumulator === k ? jt : jf
     else if (code === BPF.JGE_K) pc += accumulator >= k ? jt : jf
+    else if (code === BPF.AND_K) accumulator = (accumulator & k) >>> 0
     else if (code === BPF.RET_K) return k
     else throw new Error(`unexpected opcode ${code}`)
   }
@@ -54,7 +57,9 @@ describe('the seccomp denylist', () => {
 
   it.each(ARCHES)('allows every other call on %s (property over all syscall numbers)', (arch) => {
     const program = buildSeccompProgram(arch)
-    const special = new Set([...SECCOMP_DENIED_SYSCALLS.map((name) => syscallNumber(arch, name)), syscallNumber(arch, 'clone3')])
+    const special = new Set(
+      [...SECCOMP_DENIED_SYSCALLS, 'clone3', 'socket', 'socketpair'].map((name) => syscallNumber(arch, name as SeccompSyscall)),
+    )
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1023 }), fc.array(fc.nat(), { maxLength: 6 }), (nr, args) => {
         fc.pre(!special.has(nr) && nr !== syscallNumber(arch, 'ioctl'))
@@ -99,6 +104,58 @@ describe('the seccomp denylist', () => {
         expect(evaluate(program, { ...base, args: [fd, request] })).toBe(SECCOMP_RET.ALLOW)
       }),
     )
+  })
+
+  it.each(ARCHES)('refuses socket(AF_UNIX) of every type and flag, and allows every other domain, on %s', (arch) => {
+    const program = buildSeccompProgram(arch)
+    const nr = syscallNumber(arch, 'socket')
+    const base = { nr, arch: SECCOMP_AUDIT_ARCH[arch] }
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.integer({ min: 0, max: 0xffff_ffff }), (type, protocol, high) => {
+        // Only the low 32 bits of the domain count (the kernel reads an int); a high half is ignored.
+        expect(evaluate(program, { ...base, args: [SECCOMP_SOCKET.AF_UNIX, type, protocol] })).toBe(EPERM)
+        expect(high === SECCOMP_SOCKET.AF_UNIX || evaluate(program, { ...base, args: [high, type, protocol] }) === SECCOMP_RET.ALLOW).toBe(true)
+      }),
+    )
+    for (const domain of [2, 10, 16, 17]) expect(evaluate(program, { ...base, args: [domain, 1, 0] }), `domain ${domain}`).toBe(SECCOMP_RET.ALLOW)
+  })
+
+  it.each(ARCHES)('refuses socketpair(AF_UNIX, SOCK_DGRAM) (it could sendto a host socket) and allows stream and seqpacket pairs on %s', (arch) => {
+    const program = buildSeccompProgram(arch)
+    const nr = syscallNumber(arch, 'socketpair')
+    const base = { nr, arch: SECCOMP_AUDIT_ARCH[arch] }
+    const flags = fc.constantFrom(0, 0x800, 0x80000, 0x80800) // SOCK_NONBLOCK, SOCK_CLOEXEC
+    fc.assert(
+      fc.property(flags, (flag) => {
+        expect(evaluate(program, { ...base, args: [SECCOMP_SOCKET.AF_UNIX, SECCOMP_SOCKET.SOCK_DGRAM | flag, 0] })).toBe(EPERM)
+        expect(evaluate(program, { ...base, args: [SECCOMP_SOCKET.AF_UNIX, 1 | flag, 0] })).toBe(SECCOMP_RET.ALLOW)
+        expect(evaluate(program, { ...base, args: [SECCOMP_SOCKET.AF_UNIX, 5 | flag, 0] })).toBe(SECCOMP_RET.ALLOW)
+      }),
+    )
+  })
+
+  it.each(ARCHES)('with allowUnixSockets, unix sockets pass and every other rule stands on %s', (arch) => {
+    const program = buildSeccompProgram(arch, { allowUnixSockets: true })
+    const at = { arch: SECCOMP_AUDIT_ARCH[arch] }
+    expect(evaluate(program, { ...at, nr: syscallNumber(arch, 'socket'), args: [SECCOMP_SOCKET.AF_UNIX, 1, 0] })).toBe(SECCOMP_RET.ALLOW)
+    expect(evaluate(program, { ...at, nr: syscallNumber(arch, 'socketpair'), args: [SECCOMP_SOCKET.AF_UNIX, 2, 0] })).toBe(SECCOMP_RET.ALLOW)
+    for (const name of SECCOMP_DENIED_SYSCALLS) expect(evaluate(program, { ...at, nr: syscallNumber(arch, name), args: [] }), name).toBe(EPERM)
+  })
+
+  it.each(ARCHES)('denies io_uring whole (IORING_OP_SOCKET would make a unix socket past the socket rule) on %s', (arch) => {
+    for (const allowUnixSockets of [false, true]) {
+      const program = buildSeccompProgram(arch, { allowUnixSockets })
+      for (const name of ['io_uring_setup', 'io_uring_enter', 'io_uring_register'] as const) {
+        expect(evaluate(program, { nr: syscallNumber(arch, name), arch: SECCOMP_AUDIT_ARCH[arch], args: [] }), name).toBe(EPERM)
+      }
+    }
+  })
+
+  it('kills socketcall, which exists only in the 32-bit ABIs (i386 on x86-64, AArch32 on arm64)', () => {
+    const I386 = 0x40000003
+    const ARM = 0x40000028
+    expect(evaluate(buildSeccompProgram('x64'), { nr: 102, arch: I386, args: [1, 0, 0] })).toBe(SECCOMP_RET.KILL_PROCESS)
+    expect(evaluate(buildSeccompProgram('arm64'), { nr: 290, arch: ARM, args: [1, 0, 0] })).toBe(SECCOMP_RET.KILL_PROCESS)
   })
 
   it('encodes each instruction as 8 little-endian bytes (code u16, jt u8, jf u8, k u32)', () => {

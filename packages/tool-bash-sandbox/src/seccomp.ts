@@ -4,6 +4,13 @@
  * capabilities: the calls below fail with `EPERM` (so programs report "Operation not permitted" instead of
  * dying), `clone3` fails with `ENOSYS` (so libc falls back to `clone`, whose flags the kernel checks against the
  * user namespace), the TTY injection ioctls fail, and a foreign architecture or the x32 ABI kills the process.
+ *
+ * Unix sockets: `socket(AF_UNIX, …)` of every type fails with `EPERM`, so a command cannot connect to a host socket
+ * wherever it lies (read-only mounts do not stop `connect()`), and so does `socketpair(AF_UNIX, SOCK_DGRAM)`, whose
+ * unbound datagram sockets could `sendto()`/`connect()` to any host datagram socket by path. Connected stream and
+ * seqpacket pairs stay allowed (pipes of node, python and libuv are made of them; they cannot be re-connected).
+ * There is no other way to make one: `socketcall` exists only in the 32-bit ABIs (i386 on x86-64, AArch32 on arm64),
+ * which the architecture check kills, and `io_uring` (whose `IORING_OP_SOCKET` makes sockets) is denied whole.
  */
 
 /** The architectures the program can be built for (`process.arch` names). */
@@ -52,7 +59,7 @@ export const SECCOMP_DENIED_SYSCALLS = Object.freeze([
 ] as const)
 
 /** A syscall name the program knows. */
-export type SeccompSyscall = (typeof SECCOMP_DENIED_SYSCALLS)[number] | 'clone3' | 'ioctl'
+export type SeccompSyscall = (typeof SECCOMP_DENIED_SYSCALLS)[number] | 'clone3' | 'ioctl' | 'socket' | 'socketpair'
 
 const NUMBERS: Readonly<Record<SeccompArch, Readonly<Record<SeccompSyscall, number>>>> = {
   x64: {
@@ -62,7 +69,7 @@ const NUMBERS: Readonly<Record<SeccompArch, Readonly<Record<SeccompSyscall, numb
     userfaultfd: 323, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, init_module: 175,
     finit_module: 313, delete_module: 176, kexec_load: 246, kexec_file_load: 320, open_by_handle_at: 304,
     name_to_handle_at: 303, swapon: 167, swapoff: 168, reboot: 169, syslog: 103, acct: 163, quotactl: 179,
-    personality: 135, clone3: 435, ioctl: 16,
+    personality: 135, clone3: 435, ioctl: 16, socket: 41, socketpair: 53,
   },
   arm64: {
     ptrace: 117, process_vm_readv: 270, process_vm_writev: 271, mount: 40, umount2: 39, pivot_root: 41,
@@ -71,7 +78,7 @@ const NUMBERS: Readonly<Record<SeccompArch, Readonly<Record<SeccompSyscall, numb
     userfaultfd: 282, io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, init_module: 105,
     finit_module: 273, delete_module: 106, kexec_load: 104, kexec_file_load: 294, open_by_handle_at: 265,
     name_to_handle_at: 264, swapon: 224, swapoff: 225, reboot: 142, syslog: 116, acct: 89, quotactl: 60,
-    personality: 92, clone3: 435, ioctl: 29,
+    personality: 92, clone3: 435, ioctl: 29, socket: 198, socketpair: 199,
   },
 }
 
@@ -86,6 +93,7 @@ export const BPF = Object.freeze({
   LD_W_ABS: 0x20, // BPF_LD | BPF_W | BPF_ABS
   JEQ_K: 0x15, // BPF_JMP | BPF_JEQ | BPF_K
   JGE_K: 0x35, // BPF_JMP | BPF_JGE | BPF_K
+  AND_K: 0x54, // BPF_ALU | BPF_AND | BPF_K
   RET_K: 0x06, // BPF_RET | BPF_K
 })
 
@@ -101,7 +109,10 @@ const ENOSYS = 38
 /** Offsets in `struct seccomp_data`: nr, arch, then args[] (64-bit each; the low half first on little endian). */
 const OFFSET_NR = 0
 const OFFSET_ARCH = 4
+const OFFSET_ARG0_LOW = 16
 const OFFSET_ARG1_LOW = 24
+/** `AF_UNIX` (socket domain) and `SOCK_DGRAM` (socket type; the low 4 bits, without `SOCK_NONBLOCK`/`SOCK_CLOEXEC`). */
+export const SECCOMP_SOCKET = Object.freeze({ AF_UNIX: 1, SOCK_DGRAM: 2, TYPE_MASK: 0xf })
 /** x32 syscalls have this bit set in `nr` on x86-64. */
 const X32_SYSCALL_BIT = 0x40000000
 
@@ -123,8 +134,18 @@ export function currentSeccompArch(): SeccompArch | undefined {
   return process.arch === 'x64' || process.arch === 'arm64' ? process.arch : undefined
 }
 
+/** Options of {@link buildSeccompProgram}. */
+export interface SeccompProgramOptions {
+  /**
+   * Let commands make unix sockets (`socket(AF_UNIX)`, datagram socket pairs): the deployment's opt-out for commands
+   * that need their own (a database on a socket in the workdir). Host sockets outside the hidden paths are then
+   * reachable. Default: false.
+   */
+  readonly allowUnixSockets?: boolean | undefined
+}
+
 /** The denylist program for `arch`, as instructions (see {@link encodeSeccompProgram} for the bytes). */
-export function buildSeccompProgram(arch: SeccompArch): BpfInstruction[] {
+export function buildSeccompProgram(arch: SeccompArch, options: SeccompProgramOptions = {}): BpfInstruction[] {
   const insn = (code: number, k: number, jt = 0, jf = 0): BpfInstruction => ({ code, jt, jf, k: k >>> 0 })
   const ret = (value: number): BpfInstruction => insn(BPF.RET_K, value)
   const program: BpfInstruction[] = [
@@ -138,6 +159,24 @@ export function buildSeccompProgram(arch: SeccompArch): BpfInstruction[] {
     program.push(insn(BPF.JEQ_K, syscallNumber(arch, name), 0, 1), ret(SECCOMP_RET.ERRNO | EPERM))
   }
   program.push(insn(BPF.JEQ_K, syscallNumber(arch, 'clone3'), 0, 1), ret(SECCOMP_RET.ERRNO | ENOSYS))
+  if (options.allowUnixSockets !== true) {
+    // Each block ends in a return: the accumulator no longer holds the call number once an argument is loaded.
+    program.push(
+      insn(BPF.JEQ_K, syscallNumber(arch, 'socket'), 0, 4),
+      insn(BPF.LD_W_ABS, OFFSET_ARG0_LOW),
+      insn(BPF.JEQ_K, SECCOMP_SOCKET.AF_UNIX, 0, 1),
+      ret(SECCOMP_RET.ERRNO | EPERM),
+      ret(SECCOMP_RET.ALLOW),
+      insn(BPF.JEQ_K, syscallNumber(arch, 'socketpair'), 0, 7),
+      insn(BPF.LD_W_ABS, OFFSET_ARG0_LOW),
+      insn(BPF.JEQ_K, SECCOMP_SOCKET.AF_UNIX, 0, 4),
+      insn(BPF.LD_W_ABS, OFFSET_ARG1_LOW),
+      insn(BPF.AND_K, SECCOMP_SOCKET.TYPE_MASK),
+      insn(BPF.JEQ_K, SECCOMP_SOCKET.SOCK_DGRAM, 0, 1),
+      ret(SECCOMP_RET.ERRNO | EPERM),
+      ret(SECCOMP_RET.ALLOW),
+    )
+  }
   // ioctl: look at the request (args[1], its low 32 bits: ioctl request numbers fit in them).
   program.push(
     insn(BPF.JEQ_K, syscallNumber(arch, 'ioctl'), 0, 4),

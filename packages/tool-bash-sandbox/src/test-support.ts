@@ -59,11 +59,16 @@ export interface MatrixHost {
   readonly udpPort: number
   readonly dnsPort: number
   readonly unixPath: string
+  /** A stream socket outside /run and /tmp (and every hidden path): in a directory under /var/tmp. */
+  readonly unixOutsidePath: string
+  /** A datagram socket next to it, served by a host helper that appends what it receives to `datagramLog`. */
+  readonly unixDatagramPath: string
+  readonly datagramLog: string
   readonly abstractName: string
   /** The datagrams the host's UDP listeners received, as text. */
   readonly datagrams: string[]
   /** Connections the host's stream servers accepted, by server. */
-  readonly accepted: { tcp: number; unix: number; abstract: number }
+  readonly accepted: { tcp: number; unix: number; unixOutside: number; abstract: number }
   /** A wrapper that runs a program as the run's uid (the program itself for root). */
   readonly asUid: (program: string) => string
   readonly close: () => Promise<void>
@@ -82,6 +87,23 @@ function bindUdp(socket: UdpSocket): Promise<number> {
     socket.once('error', reject)
     socket.bind(0, '127.0.0.1', () => resolve(socket.address().port))
   })
+}
+
+/** A host process (python3: Node cannot bind unix datagram sockets) that logs every datagram sent to `path`. */
+async function startDatagramListener(path: string, log: string): Promise<ChildProcess> {
+  const script =
+    'import os, socket, sys\n' +
+    's = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\ns.bind(sys.argv[1])\nos.chmod(sys.argv[1], 0o777)\n' +
+    "print('ready', flush=True)\n" +
+    "while True:\n    data = s.recv(4096)\n    with open(sys.argv[2], 'ab') as f:\n        f.write(data + b'\\n')\n"
+  const helper = spawn('/usr/bin/python3', ['-c', script, path, log], { stdio: ['ignore', 'pipe', 'inherit'] })
+  await new Promise<void>((resolve, reject) => {
+    helper.once('error', reject)
+    helper.once('exit', (code) => reject(new Error(`the datagram listener exited (${code})`)))
+    helper.stdout?.once('data', () => resolve())
+  })
+  helper.removeAllListeners('exit')
+  return helper
 }
 
 /** Creates the host side of one matrix run (as root; files chowned to `uid`). */
@@ -128,7 +150,7 @@ export async function openMatrixHost(uid: number): Promise<MatrixHost> {
   })
   const helperPid = helper.pid as number
 
-  const accepted = { tcp: 0, unix: 0, abstract: 0 }
+  const accepted = { tcp: 0, unix: 0, unixOutside: 0, abstract: 0 }
   const stream = (kind: keyof typeof accepted): Server =>
     createServer((socket) => {
       accepted[kind] += 1
@@ -142,6 +164,15 @@ export async function openMatrixHost(uid: number): Promise<MatrixHost> {
   const unix = stream('unix')
   await listen(unix, unixPath)
   chmodSync(unixPath, 0o777)
+  const socketDirectory = mkdtempSync('/var/tmp/dsh-sbx-sockets-')
+  chmodSync(socketDirectory, 0o755)
+  const unixOutsidePath = join(socketDirectory, 'host.sock')
+  const unixOutside = stream('unixOutside')
+  await listen(unixOutside, unixOutsidePath)
+  chmodSync(unixOutsidePath, 0o777)
+  const unixDatagramPath = join(socketDirectory, 'host-dgram.sock')
+  const datagramLog = join(socketDirectory, 'dgram.log')
+  const datagramHelper = await startDatagramListener(unixDatagramPath, datagramLog)
   const abstractName = `dsh-sbx-abstract-${process.pid}-${uid}`
   const abstract = stream('abstract')
   await listen(abstract, `\0${abstractName}`)
@@ -166,6 +197,9 @@ export async function openMatrixHost(uid: number): Promise<MatrixHost> {
     udpPort,
     dnsPort,
     unixPath,
+    unixOutsidePath,
+    unixDatagramPath,
+    datagramLog,
     abstractName,
     datagrams,
     accepted,
@@ -176,7 +210,9 @@ export async function openMatrixHost(uid: number): Promise<MatrixHost> {
       } catch {
         // gone
       }
-      await Promise.all([tcp, unix, abstract].map((server) => new Promise((resolve) => server.close(resolve))))
+      datagramHelper.kill('SIGKILL')
+      await Promise.all([tcp, unix, unixOutside, abstract].map((server) => new Promise((resolve) => server.close(resolve))))
+      rmSync(socketDirectory, { recursive: true, force: true })
       udp.close()
       dns.close()
       rmSync(unixPath, { force: true })

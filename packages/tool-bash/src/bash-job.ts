@@ -82,6 +82,7 @@ export class BashJob implements BashTask {
   private giveUpTimer: Timer | null = null
   private readonly onAbort = (): void => this.stop('abort')
   private plan: BashLaunchPlan | null = null
+  private child: ChildProcess | null = null
   private cleanedUp = false
 
   constructor(options: BashJobOptions) {
@@ -119,7 +120,7 @@ export class BashJob implements BashTask {
     try {
       const plan = this.planLaunch()
       this.plan = plan
-      child = spawn(plan.file, [...plan.args], spawnOptions(plan.cwd ?? request.cwd, plan.env ?? this.options.env, plan.extraFds))
+      child = spawn(plan.file, [...plan.args], spawnOptions(plan.cwd ?? request.cwd, plan.env ?? this.options.env, plan.extraFds, plan.channel !== undefined))
     } catch (error) {
       this.fail(error)
       return
@@ -132,7 +133,16 @@ export class BashJob implements BashTask {
       return
     }
     this.pid = pid
+    this.child = child
     this.processes = new CommandProcesses(pid, forksAtStart)
+    const channel = this.plan?.channel
+    if (channel !== undefined) {
+      try {
+        channel(child)
+      } catch (error) {
+        this.options.log(`the launch channel hook of bash (pid ${pid}) failed`, error)
+      }
+    }
     child.on('error', (error) => this.options.log(`bash (pid ${pid}) reported an error`, error))
     child.once('exit', (code, exitSignal) => this.onExit(code, exitSignal))
     const onStreamError = (error: unknown): void => this.options.log(`reading output of bash (pid ${pid}) failed`, error)
@@ -151,6 +161,7 @@ export class BashJob implements BashTask {
   /** Runs the plan's `cleanup` once; its failure is logged, never thrown. */
   private async cleanupPlan(): Promise<void> {
     const cleanup = this.plan?.cleanup
+    if (this.child?.connected === true) this.child.disconnect()
     if (this.cleanedUp || cleanup === undefined) return
     this.cleanedUp = true
     try {
@@ -408,11 +419,11 @@ export class BashJob implements BashTask {
  * The options of the shell's spawn, every key Node reads given explicitly (an own property) and the object without a
  * prototype: a polluted `Object.prototype` (`shell`, `uid`, `argv0`, `env`, …) cannot change how the command starts.
  */
-function spawnOptions(cwd: string, env: Readonly<Record<string, string>>, extraFds: readonly number[] = []): SpawnOptions {
+function spawnOptions(cwd: string, env: Readonly<Record<string, string>>, extraFds: readonly number[] = [], channel = false): SpawnOptions {
   return Object.assign(Object.create(null) as SpawnOptions, {
     cwd,
     env: env as Record<string, string>,
-    stdio: ['ignore', 'pipe', 'pipe', ...extraFds],
+    stdio: ['ignore', 'pipe', 'pipe', ...extraFds, ...(channel ? (['ipc'] as const) : [])],
     detached: true,
     windowsHide: true,
     shell: false,

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process'
 import { closeSync, openSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Context, type Fiber } from 'cordis'
@@ -88,6 +89,28 @@ describe('the launch seam of LocalBashExecutor', () => {
     const result = await bash.run({ command: 'cat <&3; echo "$PLANNED $(pwd)"' })
     expect(text(result)).toBe('through fd 3\nyes /\n')
     expect(closed).toHaveLength(1)
+  })
+
+  it('opens a Node IPC channel when the plan asks for one (a helper can hand a message over), and disconnects it at cleanup', async () => {
+    const messages: unknown[] = []
+    const children: ChildProcess[] = []
+    const bash = await load((context) => ({
+      ...wrapped(context),
+      channel: (child) => {
+        children.push(child)
+        child.on('message', (message) => messages.push(message))
+      },
+    }))
+    const result = await bash.run({
+      command: `"${process.execPath}" -e 'process.send({ from: "helper" }, () => process.exit(0))'; echo done`,
+    })
+    expect(text(result)).toBe('wrapped-by-launcher\ndone\n')
+    expect(messages).toEqual([{ from: 'helper' }])
+    expect(children).toHaveLength(1)
+    expect(children[0]?.connected).toBe(false)
+    // Without the hook no channel is opened: nothing names one in the environment.
+    const plain = await load(wrapped)
+    expect(text(await plain.run({ command: 'echo "[${NODE_CHANNEL_FD:-none}]"' }))).toBe('wrapped-by-launcher\n[none]\n')
   })
 
   it('lets settle replace the result or turn it into a BashSpawnError, and cleans up once either way', async () => {

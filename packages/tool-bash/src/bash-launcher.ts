@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process'
 import type { BashResult, ResolvedBashRequest } from './bash-executor.js'
 import { BashSpawnError } from './bash-spawn-error.js'
 import { ownValue } from './config-values.js'
@@ -29,6 +30,14 @@ export interface BashLaunchPlan {
   readonly cwd?: string | undefined
   /** Open file descriptors handed to it as fds 3, 4, …, in order (for example a seccomp program). */
   readonly extraFds?: readonly number[] | undefined
+  /**
+   * Opens a Node IPC channel to the process, as the fd after the `extraFds` (Node puts its number in the process's
+   * `NODE_CHANNEL_FD`), and is called with the spawned process right after the spawn, before any output is read: the
+   * launcher can receive messages and handles (a listening socket, for example) from a helper the process runs.
+   * The launcher owns the channel: it should `disconnect()` it once done (the job disconnects it at cleanup at the
+   * latest). A hook that throws is logged and the command runs on. Default: no channel.
+   */
+  readonly channel?: ((child: ChildProcess) => void) | undefined
   /**
    * Called once the command has ended and every process of it is gone, with the result the job built. Return it,
    * or a new frozen result to replace it (extra facts, a note), or a {@link BashSpawnError} when the wrapper itself
@@ -86,6 +95,7 @@ export function resolveLaunchPlan(options: {
     env: ownValue(source, 'env') as BashLaunchPlan['env'],
     cwd: ownValue(source, 'cwd') as BashLaunchPlan['cwd'],
     extraFds: ownValue(source, 'extraFds') as BashLaunchPlan['extraFds'],
+    channel: ownValue(source, 'channel') as BashLaunchPlan['channel'],
     settle: ownValue(source, 'settle') as BashLaunchPlan['settle'],
     cleanup: ownValue(source, 'cleanup') as BashLaunchPlan['cleanup'],
   })
