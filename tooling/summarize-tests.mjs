@@ -34,7 +34,7 @@ export const sandboxSuiteTitle = 'in a bubblewrap sandbox'
 
 export const sandboxMissingNote =
   'sandbox: bubblewrap (bwrap) not found, so the @dsh/tool-bash-sandbox tests that run commands in it did not run; ' +
-  'install it (apt-get install -y bubblewrap socat, as root; .ci/run does) and run the tests again'
+  'install it (apt-get install -y bubblewrap, as root; .ci/run does) and run the tests again'
 
 /** The workspace folders pnpm-workspace.yaml names (`dir/*` or `dir`), relative to the root. */
 export function workspaceFolders(root) {

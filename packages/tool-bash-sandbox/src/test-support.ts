@@ -26,7 +26,7 @@ const bubblewrapFound = (): boolean => spawnSync('bwrap', ['--version'], { encod
 /** Fails with the fix when bubblewrap is missing (the suite's first hook, so every test in it fails with this). */
 function requireBubblewrap(): void {
   if (!bubblewrapFound()) {
-    throw new Error('bubblewrap is not installed, so the sandbox tests cannot run. Fix: apt-get install -y bubblewrap socat (as root; .ci/run does it on CI).')
+    throw new Error('bubblewrap is not installed, so the sandbox tests cannot run. Fix: apt-get install -y bubblewrap (as root; .ci/run does it on CI).')
   }
 }
 
