@@ -75,21 +75,21 @@ export class ListenChannel {
     }, every)
   }
 
-  /** The session is going away: stop its stream and timers (the status shows `closed` until the next session). */
-  async close(): Promise<void> {
+  /** The session is going away: stop its stream and timers, synchronously (the status shows `closed` until the next session). */
+  close(): void {
     const supervisor = this.#supervisor
     this.#supervisor = undefined
     clearTimeout(this.#ttlTimer)
     this.#ttlTimer = undefined
     this.#ttlMs = undefined
     if (this.#status !== undefined) this.#status = { state: 'closed', reopens: this.#reopens, lastEvent: this.#status.lastEvent }
-    await supervisor?.stop()
+    supervisor?.stop()
   }
 
   /** For good: nothing opens, re-lists or reports afterwards. */
-  async dispose(): Promise<void> {
+  dispose(): void {
     this.#disposed = true
-    await this.close()
+    this.close()
   }
 
   #onTransition(supervisor: ListenSupervisor, transition: ListenTransition): void {

@@ -86,7 +86,7 @@ describe('ListenSupervisor', () => {
     await vi.advanceTimersByTimeAsync(1)
     expect(streams).toHaveLength(2)
     expect(transitions[2]).toEqual({ kind: 'reopened' })
-    await supervisor.stop()
+    supervisor.stop()
   })
 
   it('reopens after a graceful close too (a server restarting ends its streams gracefully)', async () => {
@@ -97,7 +97,7 @@ describe('ListenSupervisor', () => {
     expect(transitions[1]).toMatchObject({ kind: 'closed', cause: 'graceful' })
     await vi.runOnlyPendingTimersAsync()
     expect(transitions[2]).toEqual({ kind: 'reopened' })
-    await supervisor.stop()
+    supervisor.stop()
   })
 
   it('keeps retrying a failing open with doubling delays capped at maxDelayMs, and the first success is a reopen', async () => {
@@ -107,7 +107,7 @@ describe('ListenSupervisor', () => {
     const delays = transitions.filter((transition) => transition.kind === 'failed').map((transition) => transition.retryInMs)
     expect(delays).toEqual([200, 400, 800, 1_600, 3_200, 3_200])
     expect(transitions.at(-1)).toEqual({ kind: 'reopened' })
-    await supervisor.stop()
+    supervisor.stop()
   })
 
   it('records "method not found" as unsupported and never tries again', async () => {
@@ -115,7 +115,7 @@ describe('ListenSupervisor', () => {
     await supervisor.start()
     expect(transitions).toEqual([{ kind: 'unsupported', message: 'the server does not offer subscriptions/listen (Method not found)' }])
     expect(vi.getTimerCount()).toBe(0)
-    await supervisor.stop()
+    supervisor.stop()
   })
 
   it('treats an acknowledged stream without tool changes as unsupported and closes it', async () => {
@@ -133,7 +133,7 @@ describe('ListenSupervisor', () => {
     await flush()
     expect(supervisor.waiting).toBe(true)
     expect(vi.getTimerCount()).toBe(1)
-    await supervisor.stop()
+    supervisor.stop()
     expect(vi.getTimerCount()).toBe(0)
     await vi.advanceTimersByTimeAsync(60_000)
     expect(streams).toHaveLength(1)
@@ -150,7 +150,7 @@ describe('ListenSupervisor', () => {
       open: () => new Promise((resolve) => (release = () => resolve(stream))),
     })
     const started = supervisor.start()
-    await supervisor.stop()
+    supervisor.stop()
     release()
     await started
     expect(stream.ended).toBe(true)
@@ -171,7 +171,7 @@ describe('ListenSupervisor', () => {
           else await vi.advanceTimersByTimeAsync(action.ms)
           await flush()
         }
-        await supervisor.stop()
+        supervisor.stop()
         await flush()
         expect(mostAtOnce()).toBeLessThanOrEqual(1)
         expect(vi.getTimerCount()).toBe(0)

@@ -85,11 +85,11 @@ export class ListenSupervisor {
       this.#opening = false
     }
     if (this.#stop.signal.aborted) {
-      await stream.close()
+      void stream.close()
       return
     }
     if (!stream.toolsListChanged) {
-      await stream.close()
+      void stream.close()
       this.#tell({ kind: 'unsupported', message: 'the server acknowledged subscriptions/listen but will not send tool list changes on it' })
       return
     }
@@ -120,13 +120,17 @@ export class ListenSupervisor {
     this.#tell({ ...transition, retryInMs, failures })
   }
 
-  /** Stops for good: clears the retry timer, aborts an open in flight and closes the open stream. */
-  async stop(): Promise<void> {
+  /**
+   * Stops for good, synchronously: clears the retry timer, aborts an open in flight and closes the open stream. The
+   * stream's wire teardown (a cancel notification) is not awaited: on a dead network it could hang, and closing
+   * the session right after ends it anyway.
+   */
+  stop(): void {
     this.#stop.abort()
     clearTimeout(this.#timer)
     this.#timer = undefined
     const stream = this.#stream
     this.#stream = undefined
-    await stream?.close()
+    void stream?.close()
   }
 }

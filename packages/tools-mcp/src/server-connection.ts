@@ -212,7 +212,7 @@ export class ServerConnection {
     const session = this.#session
     const transport = this.#transport
     this.#session = undefined
-    await this.#listen.close()
+    this.#listen.close()
     await session?.close().catch(() => {})
     await transport?.close().catch(() => {})
   }
@@ -358,7 +358,7 @@ export class ServerConnection {
   async stop(): Promise<void> {
     this.#stop.abort()
     clearTimeout(this.#debounce)
-    void this.#listen.dispose() // stops timers at once; the stream closes with the session below
+    this.#listen.dispose()
     this.#setState('closed')
     for (const registration of this.#registered.values()) registration.dispose()
     this.#registered.clear()
