@@ -8,14 +8,27 @@ import { registryToolName } from './tool-names.js'
 
 /** Walks every page of `tools/list`: at most `maxPages`, and a cursor seen twice is an error (a server looping). */
 export async function listAllTools(session: McpSession, maxPages: number, pageTimeoutMs: number): Promise<McpToolDefinition[]> {
+  return (await listToolCatalog(session, maxPages, pageTimeoutMs)).tools
+}
+
+/** A whole listing and how long it stays fresh: the shortest `ttlMs` of its pages (2026-07-28), if any gave one. */
+export interface ToolCatalog {
+  readonly tools: McpToolDefinition[]
+  readonly ttlMs: number | undefined
+}
+
+/** {@link listAllTools}, keeping the pages' `ttlMs` (internal: the connection re-lists by it when it cannot listen). */
+export async function listToolCatalog(session: McpSession, maxPages: number, pageTimeoutMs: number): Promise<ToolCatalog> {
   const tools: McpToolDefinition[] = []
   const seen = new Set<string>()
+  let ttlMs: number | undefined
   let cursor: string | undefined
   for (let page = 0; ; page += 1) {
     if (page >= maxPages) throw new Error(`tools/list returned more than ${maxPages} pages (maxListPages); the listing was abandoned`)
     const result = await session.listToolsPage(cursor, pageTimeoutMs)
     tools.push(...result.tools)
-    if (result.nextCursor === undefined || result.nextCursor === '') return tools
+    if (result.ttlMs !== undefined) ttlMs = Math.min(ttlMs ?? result.ttlMs, result.ttlMs)
+    if (result.nextCursor === undefined || result.nextCursor === '') return { tools, ttlMs }
     if (seen.has(result.nextCursor)) throw new Error(`tools/list repeated the cursor ${JSON.stringify(result.nextCursor)}; the listing was abandoned`)
     seen.add(result.nextCursor)
     cursor = result.nextCursor

@@ -6,6 +6,7 @@ import {
   mcpServerStatus,
   MCP_ERROR_CODES,
   type McpCallResult,
+  type McpListenEvent,
   type McpServerConfig,
   type McpServerStatus,
   type McpToolDefinition,
@@ -22,6 +23,14 @@ it('takes a config with an id and a command or url, and types its status', () =>
 it('declares the mcp/ events on cordis', () => {
   const listen = (ctx: Context) => ctx.on('mcp/progress', (event) => expectTypeOf(event.progress).toEqualTypeOf<number>())
   expectTypeOf(listen).returns.toMatchTypeOf<() => void>()
+})
+
+it('types the listen stream in the status and its mcp/listen event', () => {
+  expectTypeOf<NonNullable<McpServerStatus['listen']>['state']>().toEqualTypeOf<'opening' | 'open' | 'reopening' | 'unsupported' | 'closed'>()
+  expectTypeOf<McpListenEvent['kind']>().toEqualTypeOf<'opened' | 'reopened' | 'closed' | 'failed' | 'unsupported'>()
+  const listen = (ctx: Context) => ctx.on('mcp/listen', (event) => expectTypeOf(event).toEqualTypeOf<McpListenEvent>())
+  expectTypeOf(listen).returns.toMatchTypeOf<() => void>()
+  expectTypeOf<{ id: 'web'; url: 'http://127.0.0.1:1/mcp'; minListTtlMs: 5000 }>().toMatchTypeOf<McpServerConfig>()
 })
 
 it('keeps codes literal', () => {

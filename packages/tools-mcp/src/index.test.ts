@@ -28,4 +28,9 @@ describe('the package surface', () => {
       'schemaPolicy: must be one of "reject", "transform", "pass", got "maybe"',
     ])
   })
+
+  it('defaults minListTtlMs to 1000 ms and rejects one below 1 ms', () => {
+    expect(mcp.resolveMcpServerConfig({ id: 'x', url: 'http://127.0.0.1:1/mcp' }).minListTtlMs).toBe(1_000)
+    expect(() => mcp.resolveMcpServerConfig({ id: 'x', url: 'http://127.0.0.1:1/mcp', minListTtlMs: 0 })).toThrow(/minListTtlMs: must be an integer from 1 to 2147483647, got 0/)
+  })
 })

@@ -12,7 +12,7 @@ export { McpCallError, type McpCallErrorOptions } from './mcp-call-error.js'
 export { McpConfigError } from './mcp-config-error.js'
 export { McpConnectError } from './mcp-connect-error.js'
 export { MCP_ERROR_CODES, type McpErrorCode } from './mcp-error-codes.js'
-export type { McpConnectionState, McpProgressEvent, McpServerStatus, McpToolStatus } from './mcp-events.js'
+export type { McpConnectionState, McpListenEvent, McpListenStatus, McpProgressEvent, McpServerStatus, McpToolStatus } from './mcp-events.js'
 export { cutUtf8, DEFAULT_RESULT_BOUNDS, type ResultBounds } from './result-bounds.js'
 export { gateInputSchema, type SchemaBounds, type SchemaFinding, type SchemaGateResult, type SchemaPolicy } from './schema-gate.js'
 export {

@@ -40,6 +40,57 @@ export interface McpServerStatus {
   readonly restarts: number
   /** The pid (and process group) of a running stdio server. */
   readonly pid?: number | undefined
+  /** The `subscriptions/listen` stream of a 2026-07-28 connection; absent on a 2025-era one. */
+  readonly listen?: McpListenStatus | undefined
+}
+
+/**
+ * One step of a 2026-07-28 connection's `subscriptions/listen` stream (the only way such a server can announce tool
+ * changes), emitted as `mcp/listen` (a debug-level event) and kept as {@link McpListenStatus.lastEvent}.
+ */
+export interface McpListenEvent {
+  readonly server: string
+  /**
+   * - `opened`: the session's first stream is open.
+   * - `reopened`: a stream is open again after a close or a failed open; the tools are re-listed (debounced,
+   *   single-flight, drift-checked, swapped in one step, like a `list_changed`), since changes announced while no
+   *   stream was open were lost.
+   * - `closed`: the server (`cause: 'graceful'`, as when it shuts down or restarts) or the network
+   *   (`cause: 'remote'`) ended the stream; a reopen follows in `retryInMs`.
+   * - `failed`: opening a stream failed (`message`); another try follows in `retryInMs`.
+   * - `unsupported`: the server does not offer tool changes on `subscriptions/listen` (`message`): no more tries;
+   *   see {@link McpListenStatus.relistEveryMs}.
+   */
+  readonly kind: 'opened' | 'reopened' | 'closed' | 'failed' | 'unsupported'
+  /** How a `closed` stream ended. */
+  readonly cause?: 'graceful' | 'remote' | undefined
+  /** Why opening `failed`, or why the server is `unsupported`. */
+  readonly message?: string | undefined
+  /** The wait before the next try (`closed`, `failed`): exponential backoff with jitter, under `restart`'s delays. */
+  readonly retryInMs?: number | undefined
+  /** Closes and failures of the stream within `restart.windowMs`, this one included (`closed`, `failed`). */
+  readonly failures?: number | undefined
+}
+
+/** Where a 2026-07-28 connection's `subscriptions/listen` stream stands (absent on a 2025-era connection). */
+export interface McpListenStatus {
+  /**
+   * `opening` (the first try), `open`, `reopening` (closed or failed: waiting to try again), `unsupported` (the
+   * server offers no tool changes on a listen stream; never retried), `closed` (the plugin is going away).
+   */
+  readonly state: 'opening' | 'open' | 'reopening' | 'unsupported' | 'closed'
+  /** Streams reopened after a close or a failed open, over the plugin's life. */
+  readonly reopens: number
+  /** The last step, such as `{ kind: 'reopened' }`. */
+  readonly lastEvent?: McpListenEvent | undefined
+  /**
+   * When `unsupported`: the interval (ms) at which the tools are re-listed instead, from the `ttlMs` of the server's
+   * `tools/list` (never below `minListTtlMs`); `undefined` when the server gives no positive `ttlMs`, in which case
+   * changes are seen only after a reconnect or `approveMcpTools`.
+   */
+  readonly relistEveryMs?: number | undefined
+  /** A sentence for a person when the stream is `unsupported` (the finding) or `reopening`. */
+  readonly note?: string | undefined
 }
 
 /** Progress a server reported for a call, emitted as `mcp/progress`. */
@@ -60,5 +111,7 @@ declare module 'cordis' {
     'mcp/status'(status: McpServerStatus): void
     /** An MCP server reported progress for a running call. See {@link McpProgressEvent}. */
     'mcp/progress'(progress: McpProgressEvent): void
+    /** A 2026-07-28 server's listen stream opened, closed, failed, reopened or was found unsupported. See {@link McpListenEvent}. */
+    'mcp/listen'(event: McpListenEvent): void
   }
 }

@@ -2,7 +2,7 @@
 // server through `McpSession` (session-types.ts), so an SDK upgrade or a swap touches this file alone.
 import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client'
 import type { JsonObject } from '@dsh/tools-core'
-import type { McpCallResult, McpSession, McpToolDefinition, McpToolPage, SessionCallOptions } from './session-types.js'
+import type { McpCallResult, McpListenStream, McpSession, McpToolDefinition, McpToolPage, SessionCallOptions } from './session-types.js'
 import { SessionFailure } from './session-types.js'
 import type { MessageTransport } from './stdio-transport.js'
 
@@ -129,21 +129,40 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   const era = client.getProtocolEra() ?? 'legacy'
   const capabilities = client.getServerCapabilities()
   const advertisesListChanged = capabilities?.tools?.listChanged === true
-  let subscription: { close(): Promise<void> } | undefined
-  if (era === 'modern') {
-    // 2026-07-28: change notifications arrive only on a subscriptions/listen stream.
-    subscription = await client.listen({ toolsListChanged: true }, { timeout: options.connectTimeoutMs }).catch(() => undefined)
-  }
+  // 2026-07-28: change notifications arrive only on subscriptions/listen streams, which the connection opens (and
+  // reopens: the SDK never does) through listenToolsChanged. Tracked so close() ends whatever is still open.
+  const streams = new Set<McpListenStream>()
+  const listenToolsChanged =
+    era === 'modern'
+      ? async ({ timeoutMs, signal }: { readonly timeoutMs: number; readonly signal: AbortSignal }): Promise<McpListenStream> => {
+          let subscription: Awaited<ReturnType<Client['listen']>>
+          try {
+            subscription = await client.listen({ toolsListChanged: true }, { timeout: timeoutMs, signal })
+          } catch (error) {
+            throw classifySdkError(error)
+          }
+          const stream: McpListenStream = {
+            toolsListChanged: subscription.honoredFilter.toolsListChanged === true,
+            closed: subscription.closed,
+            close: () => subscription.close().catch(() => {}),
+          }
+          streams.add(stream)
+          void subscription.closed.then(() => streams.delete(stream))
+          return stream
+        }
+      : undefined
   const version = client.getServerVersion()
   return {
     era,
     advertisesListChanged,
     serverInfo: version === undefined ? undefined : { name: version.name, version: version.version },
+    listenToolsChanged,
     async listToolsPage(cursor: string | undefined, timeoutMs: number): Promise<McpToolPage> {
       try {
         // A raw request: the SDK's listTools() walks pages itself when given no cursor, without our cap and checks.
         const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, { timeout: timeoutMs })
-        return { tools: page.tools as unknown as McpToolDefinition[], nextCursor: page.nextCursor }
+        const { ttlMs } = page as { ttlMs?: unknown }
+        return { tools: page.tools as unknown as McpToolDefinition[], nextCursor: page.nextCursor, ttlMs: typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs >= 0 ? ttlMs : undefined }
       } catch (error) {
         throw classifySdkError(error)
       }
@@ -169,7 +188,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     },
     async close(): Promise<void> {
       closing = true
-      await subscription?.close().catch(() => {})
+      await Promise.all([...streams].map((stream) => stream.close()))
       if (isHttp && era === 'legacy') await (inner as StreamableHTTPClientTransport).terminateSession().catch(() => {})
       await client.close().catch(() => {})
     },

@@ -73,10 +73,18 @@ export interface McpServerConfig {
   readonly output?: Partial<ResultBounds> | undefined
   /** Largest message accepted from a stdio server; a larger one fails its call with `MCP_RESULT_TOO_LARGE` and restarts the server. Default 10 MiB. */
   readonly maxMessageBytes?: number | undefined
-  /** Restart policy after a crash. */
+  /**
+   * Restart policy after a crash. Its delays also pace the reopening of a 2026-07-28 `subscriptions/listen` stream
+   * that the server or the network closed (with jitter; no suspension, since calls still work without it).
+   */
   readonly restart?: Partial<McpRestartPolicy> | undefined
   /** Debounce of `list_changed` refreshes (ms). Default 200. */
   readonly listChangedDebounceMs?: number | undefined
+  /**
+   * A 2026-07-28 server that offers no `subscriptions/listen` stream is re-listed when its `tools/list` `ttlMs`
+   * expires, but never more often than this (ms). Default 1,000.
+   */
+  readonly minListTtlMs?: number | undefined
   /** Most `tools/list` pages read in one discovery. Default 100. */
   readonly maxListPages?: number | undefined
   /** Bytes of stderr kept for error messages. Default 16 KiB. */
@@ -115,11 +123,18 @@ export function callBudget(config: ResolvedMcpServerConfig, wireName: string): M
   return { idleMs: Math.min(settings?.idleTimeoutMs ?? config.timeouts.call, totalMs), totalMs }
 }
 
-/** After a crash: restart with exponential backoff; more than `maxRestarts` within `windowMs` suspends the server. */
+/**
+ * After a crash: restart with exponential backoff; more than `maxRestarts` within `windowMs` suspends the server.
+ * A closed listen stream is reopened on the same delays (at least 100 ms, with jitter), never suspended.
+ */
 export interface McpRestartPolicy {
+  /** Crashes within `windowMs` after which the server is suspended (circuit open). Default 5. */
   readonly maxRestarts: number
+  /** The sliding window in which crashes (and listen-stream closes) add up (ms). Default 60,000. */
   readonly windowMs: number
+  /** The first wait (ms), doubled per failure within the window. Default 500. */
   readonly initialDelayMs: number
+  /** The longest wait (ms). Default 30,000. */
   readonly maxDelayMs: number
 }
 
@@ -142,6 +157,7 @@ export interface ResolvedMcpServerConfig {
   readonly maxMessageBytes: number
   readonly restart: McpRestartPolicy
   readonly listChangedDebounceMs: number
+  readonly minListTtlMs: number
   readonly maxListPages: number
   readonly stderrTailBytes: number
   readonly killGraceMs: number
@@ -155,7 +171,7 @@ export const DEFAULT_INHERITED_ENV: readonly string[] = Object.freeze(
 )
 
 const maxDelay = 2_147_483_647
-const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'maxListPages', 'stderrTailBytes', 'killGraceMs'])
+const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'minListTtlMs', 'maxListPages', 'stderrTailBytes', 'killGraceMs'])
 
 const knownToolSettings = new Set(['enabled', 'name', 'concurrencySafe', 'approval', 'timeoutMs', 'idleTimeoutMs', 'idempotent'])
 
@@ -290,6 +306,7 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
       maxDelayMs: integer(restart.maxDelayMs, 'restart.maxDelayMs', 30_000, issues, 0),
     },
     listChangedDebounceMs: integer(input.listChangedDebounceMs, 'listChangedDebounceMs', 200, issues, 0),
+    minListTtlMs: integer(input.minListTtlMs, 'minListTtlMs', 1_000, issues),
     maxListPages: integer(input.maxListPages, 'maxListPages', 100, issues),
     stderrTailBytes: integer(input.stderrTailBytes, 'stderrTailBytes', 16 * 1024, issues, 0),
     killGraceMs: integer(input.killGraceMs, 'killGraceMs', 2_000, issues, 0),

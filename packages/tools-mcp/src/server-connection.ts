@@ -2,7 +2,9 @@ import type { ToolDefinition, ToolOutputSchema } from '@dsh/tools-core'
 import type {} from '@dsh/tools-registry'
 import type { Context } from 'cordis'
 import { callServerTool } from './call-tool.js'
-import { listAllTools, planTools, type PlannedTool } from './discovery.js'
+import { FailureWindow, backoffDelay } from './backoff.js'
+import { listToolCatalog, planTools, type PlannedTool } from './discovery.js'
+import { ListenChannel } from './listen-channel.js'
 import type { McpConnectionState, McpProgressEvent, McpServerStatus } from './mcp-events.js'
 import { McpCallError } from './mcp-call-error.js'
 import { McpConnectError } from './mcp-connect-error.js'
@@ -20,10 +22,16 @@ interface Registration {
   readonly dispose: () => void
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+/** Waits `ms`, or less when `signal` aborts; leaves no listener on `signal` either way. */
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    const done = (): void => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
   })
 
 /**
@@ -43,18 +51,27 @@ export class ServerConnection {
   readonly #baseline: Map<string, string>
   #error: { code: string; message: string } | undefined
   #restarts = 0
-  #crashes: number[] = []
+  readonly #crashes: FailureWindow
   #waiters: (() => void)[] = []
   readonly #stop = new AbortController()
   #debounce: ReturnType<typeof setTimeout> | undefined
   #refreshing: Promise<void> | undefined
   #refreshAgain = false
   #generation = 0
+  /** Tool changes on 2026-07-28 sessions: the listen stream (reopened), or the ttl re-list without one. */
+  readonly #listen: ListenChannel
 
   constructor(ctx: Context, config: ResolvedMcpServerConfig) {
     this.#ctx = ctx
     this.config = config
     this.#baseline = new Map(Object.entries(config.pinned))
+    this.#crashes = new FailureWindow(config.restart.windowMs)
+    this.#listen = new ListenChannel({
+      config,
+      relist: () => this.#scheduleRefresh(),
+      onEvent: (event) => this.#ctx.emit('mcp/listen', event),
+      onStatus: () => this.#emit(),
+    })
   }
 
   #settled(): boolean {
@@ -87,6 +104,7 @@ export class ServerConnection {
       error: this.#error,
       restarts: this.#restarts,
       pid: this.#transport?.pid,
+      listen: this.#listen.status,
     }
   }
 
@@ -117,6 +135,8 @@ export class ServerConnection {
     while (!this.#stop.signal.aborted) {
       try {
         await this.#connect()
+        // Listening first: a change between the listing and the stream's opening would be lost otherwise.
+        if (this.#session !== undefined) await this.#listen.open(this.#session)
         await this.#refresh()
         if (this.#stop.signal.aborted) return
         this.#error = undefined
@@ -134,19 +154,17 @@ export class ServerConnection {
 
   /** Records a failure; waits the backoff and returns true, or suspends the server (circuit open) and returns false. */
   async #backoff(): Promise<boolean> {
-    const now = Date.now()
-    const { maxRestarts, windowMs, initialDelayMs, maxDelayMs } = this.config.restart
-    this.#crashes = this.#crashes.filter((at) => now - at < windowMs)
-    this.#crashes.push(now)
-    if (this.#crashes.length > maxRestarts) {
-      this.#error = { code: MCP_ERROR_CODES.UNAVAILABLE, message: `suspended after ${this.#crashes.length} failures within ${windowMs} ms; last: ${this.#error?.message ?? 'unknown'}` }
+    const { maxRestarts, windowMs } = this.config.restart
+    const failures = this.#crashes.record()
+    if (failures > maxRestarts) {
+      this.#error = { code: MCP_ERROR_CODES.UNAVAILABLE, message: `suspended after ${failures} failures within ${windowMs} ms; last: ${this.#error?.message ?? 'unknown'}` }
       this.#setState('suspended')
       this.#emit()
       return false
     }
     this.#setState('restarting')
     this.#emit()
-    await sleep(Math.min(maxDelayMs, initialDelayMs * 2 ** (this.#crashes.length - 1)), this.#stop.signal)
+    await sleep(backoffDelay(this.config.restart, failures), this.#stop.signal)
     this.#restarts += 1
     return !this.#stop.signal.aborted
   }
@@ -194,6 +212,7 @@ export class ServerConnection {
     const session = this.#session
     const transport = this.#transport
     this.#session = undefined
+    this.#listen.close()
     await session?.close().catch(() => {})
     await transport?.close().catch(() => {})
   }
@@ -237,12 +256,16 @@ export class ServerConnection {
         this.#refreshAgain = false
         const session = this.#session
         if (session === undefined) return
-        const tools = await listAllTools(session, this.config.maxListPages, this.config.timeouts.list)
+        const { tools, ttlMs } = await listToolCatalog(session, this.config.maxListPages, this.config.timeouts.list)
         if (this.#stop.signal.aborted || session !== this.#session) return
+        this.#listen.listed(ttlMs)
         this.#swap(planTools(tools, this.config, this.#baseline))
       } while (this.#refreshAgain)
     }
-    this.#refreshing = run().finally(() => (this.#refreshing = undefined))
+    this.#refreshing = run().finally(() => {
+      this.#refreshing = undefined
+      this.#listen.armRelist() // after a failed listing too: the next expiry tries again
+    })
     return this.#refreshing
   }
 
@@ -335,6 +358,7 @@ export class ServerConnection {
   async stop(): Promise<void> {
     this.#stop.abort()
     clearTimeout(this.#debounce)
+    this.#listen.dispose()
     this.#setState('closed')
     for (const registration of this.#registered.values()) registration.dispose()
     this.#registered.clear()

@@ -36,6 +36,24 @@ export interface McpCallResult {
 export interface McpToolPage {
   readonly tools: readonly McpToolDefinition[]
   readonly nextCursor?: string | undefined
+  /** 2026-07-28: how long the server says the listing stays fresh (ms); absent on 2025-era servers. */
+  readonly ttlMs?: number | undefined
+}
+
+/**
+ * How a `subscriptions/listen` stream ended: `local` (this client closed it), `graceful` (the server ended it
+ * deliberately, as it does when it shuts down or restarts), `remote` (the stream or the transport dropped).
+ */
+export type ListenCloseCause = 'local' | 'graceful' | 'remote'
+
+/** An open 2026-07-28 `subscriptions/listen` stream for tool changes. */
+export interface McpListenStream {
+  /** True when the server agreed to send `notifications/tools/list_changed` on the stream. */
+  readonly toolsListChanged: boolean
+  /** Resolves once, when the stream has ended; never rejects. */
+  readonly closed: Promise<ListenCloseCause>
+  /** Ends the stream (idempotent); `closed` then resolves `local`. */
+  close(): Promise<void>
 }
 
 /** Why a session request failed, independent of the SDK's error classes. */
@@ -77,6 +95,13 @@ export interface McpSession {
   /** The server's name and version, as it reports them (informational: never used as an id). */
   readonly serverInfo: { readonly name: string; readonly version: string } | undefined
   listToolsPage(cursor: string | undefined, timeoutMs: number): Promise<McpToolPage>
+  /**
+   * 2026-07-28 only (`undefined` on a 2025-era session, whose notifications arrive unsolicited): opens a
+   * `subscriptions/listen` stream for tool changes, whose notifications reach `onToolsChanged`. Resolves once the
+   * server acknowledged it; rejects with a {@link SessionFailure} (`protocol` with `rpcCode` -32601 when the server
+   * does not offer the method). Never reopens by itself.
+   */
+  readonly listenToolsChanged: ((options: { readonly timeoutMs: number; readonly signal: AbortSignal }) => Promise<McpListenStream>) | undefined
   callTool(tool: McpToolDefinition, args: JsonObject, options: SessionCallOptions): Promise<McpCallResult>
   close(): Promise<void>
 }
