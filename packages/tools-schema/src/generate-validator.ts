@@ -71,7 +71,8 @@ function numberLiteral(value: number): string {
   return `(${String(value)})`
 }
 
-function scalarLiteral(value: string | number | boolean | null): string {
+/** A JSON primitive as a literal (strings through `stringLiteral`). */
+export function scalarLiteral(value: string | number | boolean | null): string {
   if (typeof value === 'string') return stringLiteral(value)
   if (typeof value === 'number') return numberLiteral(value)
   return String(value)
