@@ -140,6 +140,19 @@ export function missingReporter(required: readonly string[], root: boolean): Rep
   }
 }
 
+/** The first required property (in declaration order) whose bit is clear in the set of those seen. */
+export function unmarkedReporter(required: readonly string[], root: boolean): Reporter {
+  const pieces = required.map((name) => propertyPiece(name, root))
+  return (seen) => {
+    for (let index = 0; index < required.length; index++) {
+      if (((seen as number) & (1 << index)) === 0) {
+        return { path: pieces[index] as string, segments: [required[index] as string], keyword: 'required', message: 'is required but missing' }
+      }
+    }
+    return null
+  }
+}
+
 /** An array whose length is out of bounds (`length` is that length). */
 export function boundsReporter(minItems: number, maxItems: number): Reporter {
   return (length) =>

@@ -23,6 +23,7 @@ import {
   scalarReporter,
   typeReporter,
   under,
+  unmarkedReporter,
   unknownTagReporter,
   unreadable,
   type Pending,
@@ -91,16 +92,25 @@ function reporter(locating: Locating, report: Reporter | ((inner: Pending | null
  * scalars and `json`, a call of the node's locating function otherwise.
  */
 function locateIn(locating: Locating, node: SchemaNode, x: string): string {
-  switch (node.kind) {
-    case 'object':
-    case 'array':
-    case 'oneOf':
-      return `${locatorOf(locating, node)}(${x})`
-    case 'json':
-      return `(isJson(${x})?undefined:J(${x}))`
-    default:
-      return `(${test(locating.generator, node, x)}?undefined:${reporter(locating, scalarReporter(node))}(${x}))`
-  }
+  const failure = failureOf(locating, node, x)
+  return failure === undefined ? `${locatorOf(locating, node as ObjectNode | ArrayNode | OneOfNode)}(${x})` : `(${failure.test}?undefined:${failure.report})`
+}
+
+/** For a scalar or `json` node: its inline test of `x`, and the expression of its violation where the test fails. */
+function failureOf(locating: Locating, node: SchemaNode, x: string): { test: string; report: string } | undefined {
+  if (node.kind === 'json') return { test: `isJson(${x})`, report: `J(${x})` }
+  if (node.kind === 'object' || node.kind === 'array' || node.kind === 'oneOf') return undefined
+  return { test: test(locating.generator, node, x), report: `${reporter(locating, scalarReporter(node))}(${x})` }
+}
+
+/**
+ * The statement that checks `x` (read under `segment`, shown as `piece`) and returns its violation, with the
+ * segment added, when it fails. A scalar's test stays a plain condition, as in the accept functions.
+ */
+function checkStatement(locating: Locating, node: SchemaNode, segment: string, piece: string): string {
+  const failure = failureOf(locating, node, 'x')
+  if (failure !== undefined) return `if(!(${failure.test}))return P(${failure.report},${segment},${piece});`
+  return `{const e=${locateIn(locating, node, 'x')};if(e!==undefined)return P(e,${segment},${piece})}`
 }
 
 /** The name of the locating function of an object, array or oneOf node, generating it the first time. */
@@ -119,21 +129,29 @@ function locatorOf(locating: Locating, node: ObjectNode | ArrayNode | OneOfNode)
   return name
 }
 
+/** The most required properties of an object marked in a bit set by its locating walk. */
+const maxMarked = 30
+
 function objectLocator(locating: Locating, node: ObjectNode): string {
   // At the root, pieces are written without a leading dot (see `propertyPiece`).
   const root = node === locating.root
   const notAnObject = reporter(locating, root && node.implicit ? argumentsReporter : typeReporter(anObject))
+  // Required properties seen are marked in a bit set (counted, past 30 of them); the missing one is then named
+  // without reading the value again.
   const required: string[] = []
+  const marked = node.properties.filter((property) => property.required).length <= maxMarked
   const cases = node.properties.map((property) => {
-    const count = property.required ? 'r++;' : ''
+    const count = property.required ? (marked ? `r|=${2 ** required.length};` : 'r++;') : ''
     if (property.required) required.push(property.name)
     const piece = constant(locating.generator, propertyPiece(property.name, root))
-    return `case ${stringLiteral(property.name)}:{const e=${locateIn(locating, property.node, 'x')};if(e!==undefined)return P(e,key,${piece})}${count}break;`
+    return `case ${stringLiteral(property.name)}:${checkStatement(locating, property.node, 'key', piece)}${count}break;`
   })
   const fallback = node.additionalProperties
     ? `default:if(!isJson(x))return X(key,x,${root});`
     : `default:return E(${constant(locating.generator, additionalPropertyMessage(node))},key,${root});`
-  const missing = required.length === 0 ? 'return undefined' : `return r===${required.length}?undefined:${reporter(locating, missingReporter(required, root))}(v)`
+  const all = marked ? 2 ** required.length - 1 : required.length
+  const missing =
+    required.length === 0 ? 'return undefined' : `return r===${all}?undefined:${reporter(locating, marked ? unmarkedReporter(required, root) : missingReporter(required, root))}(${marked ? 'r' : 'v'})`
   return (
     `if(${plainObjectCondition})return ${notAnObject}(v);let r=0;` +
     `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;const x=v[key];` +
@@ -147,12 +165,12 @@ function arrayLocator(locating: Locating, node: ArrayNode): string {
   const bounds = arrayBounds(node)
   const limits = boundsReporter(node.constraints?.minItems ?? 0, node.constraints?.maxItems ?? Number.POSITIVE_INFINITY)
   const outOfBounds = bounds === '' ? '' : `if(${bounds})return ${reporter(locating, limits)}(n);`
-  const element = locateIn(locating, node.items ?? anyJson, 'x')
+  const element = checkStatement(locating, node.items ?? anyJson, 'i', '"["+i+"]"')
   return (
     `if(${plainArrayCondition})return ${reporter(locating, typeReporter(anArray))}(v);` +
     `const n=v.length;${outOfBounds}` +
     `const p=v.__proto__===AP?AP:getPrototypeOf(v);${unique ? 'const u=[];' : ''}` +
-    `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];const e=${element};if(e!==undefined)return P(e,i,"["+i+"]");${unique ? 'u.push(x);' : ''}}` +
+    `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];${element}${unique ? 'u.push(x);' : ''}}` +
     (unique ? 'const d=dup(u);return d===undefined?undefined:U(d)' : 'return undefined')
   )
 }
