@@ -1,12 +1,11 @@
 // The closure backend: a schema node compiled into a tree of closures (no code generation, so it runs where
 // `new Function` is forbidden). It also records every violation for both backends: the generated backend answers
 // the accept-only question itself and hands a rejected value to these closures for its violations.
-import type { JsonPrimitive } from '@dsh/tools-core'
 import { checkNumberConstraints, checkStringConstraints, constraintMessages, firstDuplicate, restricts } from './constraints.js'
 import { describeValue, literal, literalList } from './describe-value.js'
 import { isPlainArrayPrototype, isPlainPrototype } from './plain-object.js'
 import type { ArrayNode, ObjectNode, ScalarNode, SchemaNode } from './schema-node.js'
-import { mismatch, pathPiece, Sink, unreadable, type Check } from './validation-sink.js'
+import { constMessage, enumMessage, expectation, mismatch, pathPiece, Sink, unreadable, type Check } from './validation-sink.js'
 import {
   ArrayPrototype,
   CALL,
@@ -52,13 +51,13 @@ const checkJson: Check = (value, sink) => {
 function compileScalar(node: ScalarNode): Check {
   const leaf = kindCode(node.kind)
   const test = (value: unknown) => leafMatches(leaf, value)
-  const expected = expectedText[node.kind]
+  const expected = expectation(expectedText[node.kind])
   if (node.hasConst) {
     const wanted = node.const
     return (value, sink) => {
       if (value === wanted && test(value)) return true
       if (!test(value)) return mismatch(sink, expected, value)
-      if (sink !== null) sink.add('const', `expected ${literal(wanted)}, got ${literal(value as JsonPrimitive)}`)
+      if (sink !== null) sink.add('const', constMessage(wanted, value))
       return false
     }
   }
@@ -77,7 +76,7 @@ function compileScalar(node: ScalarNode): Check {
         }
       }
       if (!test(value)) return mismatch(sink, expected, value)
-      if (sink !== null) sink.add('enum', `expected one of ${list}, got ${literal(value as JsonPrimitive)}`)
+      if (sink !== null) sink.add('enum', enumMessage(list, value))
       return false
     }
   }
@@ -121,7 +120,7 @@ function compileArray(node: ArrayNode): Check {
   const full = (value: unknown, sink: Sink): boolean => {
     try {
       if (!Array.isArray(value) || ((value as Proto).__proto__ !== ArrayPrototype && !isPlainArrayPrototype(Object.getPrototypeOf(value)))) {
-        return mismatch(sink, 'an array', value)
+        return mismatch(sink, anArray, value)
       }
       const array = value as unknown[]
       const length = array.length
@@ -160,10 +159,22 @@ function compileArray(node: ArrayNode): Check {
 
 const maxListedNames = 12
 
+/** What object and array nodes expect, in their type messages. */
+export const anObject = expectation('an object')
+export const anArray = expectation('an array')
+
+/** The message of a key a closed object does not declare: `is not an allowed property (allowed: a, b)`. */
+export function additionalPropertyMessage(node: ObjectNode): string {
+  const names = node.properties.map((property) => property.name)
+  const count = names.length
+  const allowed = count === 0 ? 'none' : names.slice(0, maxListedNames).join(', ') + (count > maxListedNames ? `, … (${count} in all)` : '')
+  return `is not an allowed property (allowed: ${allowed})`
+}
+
 /** Reports a value that is not an object where one is wanted; returns `false`. */
 type NotAnObject = (sink: Sink | null, value: unknown) => false
 
-const notAnObject: NotAnObject = (sink, value) => mismatch(sink, 'an object', value)
+const notAnObject: NotAnObject = (sink, value) => mismatch(sink, anObject, value)
 
 /**
  * What the arguments were instead of an object, said so that neither a model nor a person reads it as a problem
@@ -172,8 +183,13 @@ const notAnObject: NotAnObject = (sink, value) => mismatch(sink, 'an object', va
  * parsed here: parsing is the adapter's job, and a guess could turn a real string into an object).
  */
 const argumentsNotAnObject: NotAnObject = (sink, value) => {
-  if (sink !== null) sink.add('type', `the arguments must be a JSON object; they arrived as ${argumentsShape(value)}`)
+  if (sink !== null) sink.add('type', argumentsMessage(value))
   return false
+}
+
+/** The message of arguments that are not an object at all (see `argumentsNotAnObject`). */
+export function argumentsMessage(value: unknown): string {
+  return `the arguments must be a JSON object; they arrived as ${argumentsShape(value)}`
 }
 
 function argumentsShape(value: unknown): string {
@@ -226,16 +242,12 @@ function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnO
   const requiredCount = slots.reduce((sum, slot) => sum + slot.required, 0)
   const open = node.additionalProperties
   const byName: ReadonlyMap<string, Slot> = new Map(slots.map((slot) => [slot.name, slot]))
-  const names = slots.map((slot) => slot.name)
-  const allowed =
-    count === 0
-      ? 'none'
-      : names.slice(0, maxListedNames).join(', ') + (count > maxListedNames ? `, … (${count} in all)` : '')
+  const notAllowed = additionalPropertyMessage(node)
 
   /** A key the schema does not declare: allowed JSON in an open object, a violation in a closed one. */
   function extra(key: string, item: unknown, sink: Sink): boolean {
     if (!open) {
-      sink.add('additionalProperties', `is not an allowed property (allowed: ${allowed})`, [key], pathPiece(key))
+      sink.add('additionalProperties', notAllowed, [key], pathPiece(key))
       return false
     }
     if (isJson(item)) return true

@@ -137,4 +137,60 @@ describe('firstViolation of the generated backend', () => {
       { numRuns: 300 },
     )
   })
+
+  test('a violation is a fresh plain object that reads and serializes like the closure backend\'s', () => {
+    const [validator, closures] = both(servers)
+    const value = { name: 'n', servers: [{ host: 'a' }, { host: 'b', port: 'eighty' }] }
+    const first = validator.firstViolation(value)
+    const expected = closures.firstViolation(value)
+    expect(first).toEqual({ path: 'servers[1].port', segments: ['servers', 1, 'port'], keyword: 'type', message: 'expected an integer, got the string "eighty"' })
+    expect(JSON.stringify(first)).toBe(JSON.stringify(expected))
+    expect(Object.getPrototypeOf(first)).toBe(Object.prototype)
+    expect(Object.keys(first as object)).toEqual(['path', 'segments', 'keyword', 'message'])
+    expect(Object.isFrozen(first)).toBe(Object.isFrozen(expected))
+    for (const key of ['path', 'segments', 'keyword', 'message']) {
+      expect(Object.getOwnPropertyDescriptor(first, key)).toEqual(Object.getOwnPropertyDescriptor(expected, key))
+    }
+    // Read twice, the same text; the next call builds a new violation, untouched by changes to this one.
+    if (first === undefined) throw new Error('a violation was expected')
+    expect(first.message).toBe(first.message)
+    ;(first.segments as unknown[]).push('changed')
+    const again = validator.firstViolation(value)
+    expect(again).not.toBe(first)
+    expect(again?.segments).toEqual(['servers', 1, 'port'])
+  })
+
+  test.each([
+    ['an undeclared key', { type: 'object', additionalProperties: false, properties: {} }, { odd: 1 }, 'odd'],
+    ['an undeclared key with an odd name', { type: 'object', additionalProperties: false, properties: {} }, { 'a b': 1 }, '["a b"]'],
+    ['a missing required property', { type: 'object', additionalProperties: false, properties: { a: { type: 'string', required: true } } }, {}, 'a'],
+    ['a non-JSON undeclared value', { type: 'object', additionalProperties: true, properties: {} }, { a: [Number.NaN] }, 'a[0]'],
+    ['a non-JSON value of a json root', { type: 'json' }, { a: [1, undefined] }, 'a[1]'],
+    ['an element of a root array', { type: 'array', items: { type: 'object', additionalProperties: false, properties: { a: { type: 'integer' } } } }, [{ a: 'x' }], '[0].a'],
+  ])('the path of %s at the root of a value schema starts without a dot', (_, spec, value, path) => {
+    const validator = compileValueSchema(spec as unknown as ValueSchemaSpec, { cache: false })
+    const closures = compileValueSchema(spec as unknown as ValueSchemaSpec, { cache: false, backend: 'closures' })
+    expect(validator.firstViolation(value)?.path).toBe(path)
+    expect(validator.firstViolation(value)).toEqual(closures.firstViolation(value))
+  })
+
+  test('a oneOf chosen by its tag names the closest branch and its first problem, as the closures do', () => {
+    const spec = {
+      edit: {
+        required: true,
+        oneOf: [
+          { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'insert', required: true }, line: { type: 'integer', required: true } } },
+          { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'delete', required: true }, range: { type: 'array', items: { type: 'integer' } } } },
+        ],
+      },
+    } as const satisfies ParameterSchemaSpec
+    const [validator, closures] = both(spec)
+    for (const value of [{ edit: { kind: 'insert' } }, { edit: { kind: 'delete', range: [1, 'x'] } }, { edit: { kind: 'move' } }, { edit: { kind: 3 } }, { edit: {} }, { edit: 'insert' }]) {
+      expect(validator.firstViolation(value)).toEqual(closures.firstViolation(value))
+    }
+    expect(validator.firstViolation({ edit: { kind: 'delete', range: [1, 'x'] } })?.message).toBe(
+      'matches none of the 2 allowed shapes; the closest is shape 2 (kind "delete"): range[1]: expected an integer, got the string "x"',
+    )
+    expect(validator.firstViolation({ edit: { kind: 'move' } })?.message).toBe('matches none of the 2 allowed shapes: kind must be one of "insert", "delete", got "move"')
+  })
 })

@@ -1,15 +1,34 @@
 // The generated backend's first-violation path. Beside each schema's accept functions (generate-validator.ts) the
-// generator writes a locating walk: the same checks in the same reading order, which on the first failure stops and
-// says where (the path, as the walk unwinds) and which node failed there, on which value. The message is then
-// recorded by that one node's closure check (compile-validator.ts) on that one value, so messages, keywords and
-// paths are those of the closure walk by construction, and only the failing node is walked twice: a scalar that
-// failed is described on its own; an object or array that failed in itself (a missing required property, an
-// undeclared key, a bound) is re-read one level deep, its valid children answered by their accept checks.
+// generator writes a locating walk: the same checks in the same reading order, which on the first failure states
+// that node's violation (first-violation-reports.ts, with the messages of the closure backend, built by the same
+// functions) and adds the path as the walk unwinds. Nothing is walked twice, except a oneOf without a usable tag:
+// its closest branch is found by ranking every branch, which its closure check does.
 //
-// Safety is that of generate-validator.ts: names reach the source only through `stringLiteral`; checks and path
-// pieces are passed in as constants (`k[i]`).
-import type { JsonPathSegment } from '@dsh/tools-core'
-import { compileNode } from './compile-validator.js'
+// Safety is that of generate-validator.ts: names reach the source only through `stringLiteral`; reporters, messages
+// and path pieces are passed in as constants (`k[i]`).
+import type { JsonPrimitive } from '@dsh/tools-core'
+import { additionalPropertyMessage, anArray, anObject, compileNode } from './compile-validator.js'
+import {
+  argumentsReporter,
+  boundsReporter,
+  closestReporter,
+  duplicate,
+  extraKey,
+  finish,
+  fromCheck,
+  missingReporter,
+  nonJson,
+  nonJsonExtra,
+  propertyPiece,
+  scalarReporter,
+  typeReporter,
+  under,
+  unmarkedReporter,
+  unknownTagReporter,
+  unreadable,
+  type Pending,
+  type Reporter,
+} from './first-violation-reports.js'
 import {
   arrayBounds,
   codeGenerationAllowed,
@@ -19,36 +38,25 @@ import {
   plainArrayCondition,
   plainObjectCondition,
   prelude,
+  scalarLiteral,
   stringLiteral,
   test,
   tooLarge,
   type Accept,
   type Generator,
 } from './generate-validator.js'
-import type { ArrayNode, JsonNode, ObjectNode, SchemaNode } from './schema-node.js'
-import { pathPiece, Sink, type Check } from './validation-sink.js'
+import type { ArrayNode, JsonNode, ObjectNode, OneOfNode, SchemaNode } from './schema-node.js'
+import type { Check } from './validation-sink.js'
+import { describeShape, discriminatorOf } from './value-rules.js'
 import type { Violation } from './violation.js'
 
-/**
- * Where a locating walk stopped: the check of the node that failed (`check`) and the value it failed on (`value`),
- * and the path from the root down to that node, innermost segment first, with each segment's path piece.
- */
-export interface Found {
-  check: Check | undefined
-  value: unknown
-  /** How many of `segments` and `pieces` this walk wrote (the arrays are reused, never shortened). */
-  depth: number
-  readonly segments: JsonPathSegment[]
-  readonly pieces: string[]
-}
-
-/** A locating walk: `true` when the value matches; otherwise `false`, with `found` telling where it failed. */
-export type Locate = (value: unknown, found: Found) => boolean
+/** A locating walk: `undefined` when the value matches; otherwise its first violation (`null`: see {@link Pending}). */
+export type Locate = (value: unknown) => Pending | null | undefined
 
 /**
  * The first violation of a value, found by the locating walk: `undefined` when the value matches, `null` when the
- * node that failed found nothing when it was read again (a getter or proxy that answers differently: the caller
- * then walks the whole value with the closures). Never throws.
+ * walk found nothing where a check failed (a getter or proxy that answers differently: the caller then walks the
+ * whole value with the closures). Never throws.
  */
 export type FirstViolation = (value: unknown) => Violation | undefined | null
 
@@ -58,11 +66,13 @@ export interface GeneratedValidator {
   readonly firstViolation: FirstViolation
 }
 
-// `L` records the node that failed here; `P` adds a segment as the walk unwinds. Both answer `false`.
-const locatorPrelude =
-  'const L=(F,c,v)=>{F.check=c;F.value=v;return false},P=(F,s,p)=>{F.segments[F.depth]=s;F.pieces[F.depth++]=p;return false};'
+/** What the locating walk calls besides the accept helpers (passed in as `r`, never written into the source). */
+const locatorHelpers = { under, nonJson, nonJsonExtra, extraKey, duplicate, unreadable }
 
-/** The items of an array without `items`: any lossless JSON (its closure check is the shared `json` check). */
+// `P` adds a segment to a violation found below; the others state a violation (see first-violation-reports.ts).
+const locatorPrelude = 'const{under:P,nonJson:J,nonJsonExtra:X,extraKey:E,duplicate:U,unreadable:T}=r;'
+
+/** The items of an array without `items`: any lossless JSON. */
 const anyJson: JsonNode = { kind: 'json', annotations: {} }
 
 interface Locating {
@@ -72,59 +82,126 @@ interface Locating {
   readonly rootCheck: Check
 }
 
-function checkOf(locating: Locating, node: SchemaNode): string {
-  return constant(locating.generator, node === locating.root ? locating.rootCheck : compileNode(node))
+/** The expression (`k[3]`) of a reporter passed in as a constant. */
+function reporter(locating: Locating, report: Reporter | ((inner: Pending | null) => Pending | null)): string {
+  return constant(locating.generator, report)
 }
 
-/** An expression, true when `x` matches `node`; when it does not, the walk's state says where and it is false. */
+/**
+ * An expression that is `undefined` when `x` matches `node`, and otherwise its first violation: inline for
+ * scalars and `json`, a call of the node's locating function otherwise.
+ */
 function locateIn(locating: Locating, node: SchemaNode, x: string): string {
-  if (node.kind === 'object' || node.kind === 'array') return `${locatorOf(locating, node)}(${x},F)`
-  return `(${test(locating.generator, node, x)}||L(F,${checkOf(locating, node)},${x}))`
+  const failure = failureOf(locating, node, x)
+  return failure === undefined ? `${locatorOf(locating, node as ObjectNode | ArrayNode | OneOfNode)}(${x})` : `(${failure.test}?undefined:${failure.report})`
 }
 
-/** The name of the locating function of an object or array node, generating it the first time. */
-function locatorOf(locating: Locating, node: ObjectNode | ArrayNode): string {
+/** For a scalar or `json` node: its inline test of `x`, and the expression of its violation where the test fails. */
+function failureOf(locating: Locating, node: SchemaNode, x: string): { test: string; report: string } | undefined {
+  if (node.kind === 'json') return { test: `isJson(${x})`, report: `J(${x})` }
+  if (node.kind === 'object' || node.kind === 'array' || node.kind === 'oneOf') return undefined
+  return { test: test(locating.generator, node, x), report: `${reporter(locating, scalarReporter(node))}(${x})` }
+}
+
+/**
+ * The statement that checks `x` (read under `segment`, shown as `piece`) and returns its violation, with the
+ * segment added, when it fails. A scalar's test stays a plain condition, as in the accept functions.
+ */
+function checkStatement(locating: Locating, node: SchemaNode, segment: string, piece: string): string {
+  const failure = failureOf(locating, node, 'x')
+  if (failure !== undefined) return `if(!(${failure.test}))return P(${failure.report},${segment},${piece});`
+  return `{const e=${locateIn(locating, node, 'x')};if(e!==undefined)return P(e,${segment},${piece})}`
+}
+
+/** The name of the locating function of an object, array or oneOf node, generating it the first time. */
+function locatorOf(locating: Locating, node: ObjectNode | ArrayNode | OneOfNode): string {
   const known = locating.names.get(node)
   if (known !== undefined) return known
   const name = `g${locating.names.size}`
   locating.names.set(node, name)
-  const self = checkOf(locating, node)
-  const body = node.kind === 'object' ? objectLocator(locating, node, self) : arrayLocator(locating, node, self)
-  // A throw while reading this value is this node's to report (its children catch their own): forget any segment.
-  const caught = `catch(error){F.depth=0;return L(F,${self},v)}`
-  locating.generator.functions.push(`function ${name}(v,F){try{${body}}${caught}}`)
+  if (node.kind === 'oneOf') {
+    locating.generator.functions.push(`function ${name}(v){${oneOfLocator(locating, node)}}`)
+    return name
+  }
+  const body = node.kind === 'object' ? objectLocator(locating, node) : arrayLocator(locating, node)
+  // A throw while reading this value is this node's to report (its children catch their own).
+  locating.generator.functions.push(`function ${name}(v){try{${body}}catch(error){return T(error)}}`)
   return name
 }
 
-function objectLocator(locating: Locating, node: ObjectNode, self: string): string {
-  let required = 0
+/** The most required properties of an object marked in a bit set by its locating walk. */
+const maxMarked = 30
+
+function objectLocator(locating: Locating, node: ObjectNode): string {
+  // At the root, pieces are written without a leading dot (see `propertyPiece`).
+  const root = node === locating.root
+  const notAnObject = reporter(locating, root && node.implicit ? argumentsReporter : typeReporter(anObject))
+  // Required properties seen are marked in a bit set (counted, past 30 of them); the missing one is then named
+  // without reading the value again.
+  const required: string[] = []
+  const marked = node.properties.filter((property) => property.required).length <= maxMarked
   const cases = node.properties.map((property) => {
-    const count = property.required ? 'r++;' : ''
-    if (property.required) required++
-    const piece = constant(locating.generator, pathPiece(property.name))
-    return `case ${stringLiteral(property.name)}:if(!${locateIn(locating, property.node, 'x')})return P(F,key,${piece});${count}break;`
+    const count = property.required ? (marked ? `r|=${2 ** required.length};` : 'r++;') : ''
+    if (property.required) required.push(property.name)
+    const piece = constant(locating.generator, propertyPiece(property.name, root))
+    return `case ${stringLiteral(property.name)}:${checkStatement(locating, property.node, 'key', piece)}${count}break;`
   })
-  // An undeclared key, or a missing required one, is the object's own violation: its closure check finds it.
-  const fallback = node.additionalProperties ? `default:if(!isJson(x))return L(F,${self},v);` : `default:return L(F,${self},v);`
+  const fallback = node.additionalProperties
+    ? `default:if(!isJson(x))return X(key,x,${root});`
+    : `default:return E(${constant(locating.generator, additionalPropertyMessage(node))},key,${root});`
+  const all = marked ? 2 ** required.length - 1 : required.length
+  const missing =
+    required.length === 0 ? 'return undefined' : `return r===${all}?undefined:${reporter(locating, marked ? unmarkedReporter(required, root) : missingReporter(required, root))}(${marked ? 'r' : 'v'})`
   return (
-    `if(${plainObjectCondition})return L(F,${self},v);let r=0;` +
+    `if(${plainObjectCondition})return ${notAnObject}(v);let r=0;` +
     `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;const x=v[key];` +
     `switch(key){${cases.join('')}${fallback}}}` +
-    `return r===${required}||L(F,${self},v)`
+    missing
   )
 }
 
-function arrayLocator(locating: Locating, node: ArrayNode, self: string): string {
+function arrayLocator(locating: Locating, node: ArrayNode): string {
   const unique = node.constraints?.uniqueItems === true
   const bounds = arrayBounds(node)
-  const element = locateIn(locating, node.items ?? anyJson, 'x')
+  const limits = boundsReporter(node.constraints?.minItems ?? 0, node.constraints?.maxItems ?? Number.POSITIVE_INFINITY)
+  const outOfBounds = bounds === '' ? '' : `if(${bounds})return ${reporter(locating, limits)}(n);`
+  const element = checkStatement(locating, node.items ?? anyJson, 'i', '"["+i+"]"')
   return (
-    `if(${plainArrayCondition})return L(F,${self},v);` +
-    `const n=v.length;${bounds !== '' ? `if(${bounds})return L(F,${self},v);` : ''}` +
-    `const p=v.__proto__===AP?AP:getPrototypeOf(v);${unique ? 'const e=[];' : ''}` +
-    `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];if(!${element})return P(F,i,"["+i+"]");${unique ? 'e.push(x);' : ''}}` +
-    `return ${unique ? `dup(e)===undefined||L(F,${self},v)` : 'true'}`
+    `if(${plainArrayCondition})return ${reporter(locating, typeReporter(anArray))}(v);` +
+    `const n=v.length;${outOfBounds}` +
+    `const p=v.__proto__===AP?AP:getPrototypeOf(v);${unique ? 'const u=[];' : ''}` +
+    `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];${element}${unique ? 'u.push(x);' : ''}}` +
+    (unique ? 'const d=dup(u);return d===undefined?undefined:U(d)' : 'return undefined')
   )
+}
+
+/**
+ * A oneOf: with a discriminator and an own tag, the tag's branch is walked and its first violation becomes the
+ * detail of the oneOf's; a tag that selects no branch is reported as such. Without a tag (or a discriminator) the
+ * closest branch is found by ranking them all, which the closure check does.
+ */
+function oneOfLocator(locating: Locating, node: OneOfNode): string {
+  const total = node.branches.length
+  const accept = functionOf(locating.generator, node)
+  const ranked = `return ${accept}(v)?undefined:${reporter(locating, fromCheck(checkOf(locating, node)))}(v)`
+  const discriminator = discriminatorOf(node.branches)
+  if (discriminator === undefined) return ranked
+  const name = stringLiteral(discriminator.name)
+  const cases = [...discriminator.branches].map(([literal, index]) => {
+    const branch = node.branches[index] as ObjectNode
+    const closest = reporter(locating, closestReporter(total, index, describeShape(branch)))
+    return `case ${scalarLiteral(literal as JsonPrimitive)}:{const e=${locatorOf(locating, branch)}(v);return e===undefined?undefined:${closest}(e)}`
+  })
+  const unknown = reporter(locating, unknownTagReporter(total, discriminator.name, discriminator.literals))
+  return (
+    `let t;if(typeof v==="object"&&v!==null){try{t=hop.call(v,${name})?v[${name}]:undefined}catch(error){t=undefined}}` +
+    `if(t!==undefined){switch(t){${cases.join('')}default:return ${unknown}(t)}}` +
+    ranked
+  )
+}
+
+function checkOf(locating: Locating, node: SchemaNode): Check {
+  return node === locating.root ? locating.rootCheck : compileNode(node)
 }
 
 /**
@@ -140,70 +217,31 @@ export function generateValidator(node: SchemaNode, rootCheck: Check): Generated
   let locate: string
   try {
     accept = node.kind === 'json' ? 'isJson' : functionOf(generator, node)
-    if (node.kind === 'object' || node.kind === 'array') locate = locatorOf(locating, node)
+    if (node.kind === 'object' || node.kind === 'array' || node.kind === 'oneOf') locate = locatorOf(locating, node)
     else {
       locate = 'g'
-      generator.functions.push(`function g(v,F){return ${locateIn(locating, node, 'v')}}`)
+      generator.functions.push(`function g(v){return ${locateIn(locating, node, 'v')}}`)
     }
   } catch (error) {
     if (error === tooLarge) return undefined
     throw error
   }
   const source = `${prelude}${locatorPrelude}${generator.functions.join('\n')}\nreturn[${accept},${locate}]`
-  const factory = new Function('k', 'h', source) as (constants: unknown[], host: typeof helpers) => [Accept, Locate]
-  const [acceptFunction, locateFunction] = factory(generator.constants, helpers)
-  return { accept: acceptFunction, firstViolation: firstViolationWith(locateFunction) }
+  const factory = new Function('k', 'h', 'r', source) as (constants: unknown[], host: typeof helpers, locator: typeof locatorHelpers) => [Accept, Locate]
+  const [acceptFunction, locateFunction] = factory(generator.constants, helpers, locatorHelpers)
+  return { accept: acceptFunction, firstViolation: firstViolationWith(locateFunction, node.kind !== 'object' && node.kind !== 'array') }
 }
 
-function emptyFound(): Found {
-  return { check: undefined, value: undefined, depth: 0, segments: [], pieces: [] }
-}
-
-/**
- * `firstViolation` over a locating walk. One {@link Found} is reused from call to call (a getter that validates
- * again while the walk runs gets one of its own), so a call allocates little more than what it returns.
- */
-function firstViolationWith(locate: Locate): FirstViolation {
-  let spare: Found | undefined = emptyFound()
+/** `firstViolation` over a locating walk: the violation it returns, finished (see `finish` for `trim`). */
+function firstViolationWith(locate: Locate, trim: boolean): FirstViolation {
   return (value) => {
-    let found = spare
-    if (found === undefined) found = emptyFound()
-    else spare = undefined
-    found.depth = 0
-    let ok: boolean | null
+    let pending: Pending | null | undefined
     try {
-      ok = locate(value, found)
+      pending = locate(value)
     } catch {
       // Only through the engine's own limits (the walk catches what reading throws): the closures report it.
-      ok = null
+      return null
     }
-    const result = ok === true ? undefined : ok === null ? null : recordAt(found)
-    found.check = undefined
-    found.value = undefined
-    spare = found
-    return result
+    return pending === undefined || pending === null ? pending : finish(pending, trim)
   }
-}
-
-/** The first violation of the node the locating walk stopped at, with the path down to it; `null` when none. */
-function recordAt(found: Found): Violation | null {
-  const check = found.check
-  if (check === undefined) return null
-  const sink = new Sink(1, 1)
-  try {
-    if (check(found.value, sink)) return null
-  } catch {
-    return null
-  }
-  // Never `list[0]` of an empty list: that would read a polluted `Object.prototype[0]`.
-  if (sink.list.length === 0) return null
-  const pending = sink.list[0] as (typeof sink.list)[number]
-  // The path above the node (its segments, innermost first), then the path inside it.
-  const { segments, pieces, depth } = found
-  let text = pending.text
-  for (let index = 0; index < depth; index++) text = (pieces[index] as string) + text
-  const path: JsonPathSegment[] = []
-  for (let index = depth - 1; index >= 0; index--) path.push(segments[index] as JsonPathSegment)
-  for (let index = pending.reversed.length - 1; index >= 0; index--) path.push(pending.reversed[index] as JsonPathSegment)
-  return { path: text.charCodeAt(0) === 46 ? text.slice(1) : text, segments: path, keyword: pending.keyword, message: pending.message }
 }

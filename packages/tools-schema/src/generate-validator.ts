@@ -71,7 +71,8 @@ function numberLiteral(value: number): string {
   return `(${String(value)})`
 }
 
-function scalarLiteral(value: string | number | boolean | null): string {
+/** A JSON primitive as a literal (strings through `stringLiteral`). */
+export function scalarLiteral(value: string | number | boolean | null): string {
   if (typeof value === 'string') return stringLiteral(value)
   if (typeof value === 'number') return numberLiteral(value)
   return String(value)
@@ -182,10 +183,37 @@ export const plainObjectCondition = `typeof v!=="object"||v===null||isArray(v)||
 const plainObjectTest = `if(${plainObjectCondition})return false;`
 
 /**
- * An object: every own enumerable key looked at once (`for…in`, inherited keys skipped), declared ones checked by a
- * `switch` on the key, undeclared ones lossless JSON (open) or a rejection (closed); required ones counted.
+ * An object: every own enumerable key looked at once (`for…in`, inherited keys skipped), undeclared ones lossless
+ * JSON (open) or a rejection (closed). With up to 30 declared properties the loop only marks which declared keys
+ * are own (a bit each) and the values are then read by name, each once: V8 answers a load by a constant name
+ * from the object's shape, where a load by the loop's key goes through the enumeration cache (closer to ajv's
+ * code, about a tenth faster on objects in arrays). Only the verdict is answered here, so the order of the reads
+ * does not matter; the locating walk keeps the order of the keys.
  */
 function objectBody(generator: Generator, node: ObjectNode): string {
+  const { properties } = node
+  if (properties.length === 0 || properties.length > 30) return countingObjectBody(generator, node)
+  let required = 0
+  const cases: string[] = []
+  const reads: string[] = []
+  properties.forEach((property, index) => {
+    const bit = 1 << index
+    if (property.required) required |= bit
+    const name = stringLiteral(property.name)
+    cases.push(`case ${name}:m|=${bit};break;`)
+    reads.push(`if(m&${bit}){const x=v[${name}];if(!(${test(generator, property.node, 'x')}))return false}`)
+  })
+  const fallback = node.additionalProperties ? 'default:if(!isJson(v[key]))return false;' : 'default:return false;'
+  return (
+    `try{${plainObjectTest}let m=0;` +
+    `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;` +
+    `switch(key){${cases.join('')}${fallback}}}` +
+    `if((m&${required})!==${required})return false;${reads.join('')}return true}catch(error){return false}`
+  )
+}
+
+/** {@link objectBody} for objects with no or many declared properties: values checked in the loop, required ones counted. */
+function countingObjectBody(generator: Generator, node: ObjectNode): string {
   let required = 0
   const cases = node.properties.map((property) => {
     const count = property.required ? 'r++;' : ''

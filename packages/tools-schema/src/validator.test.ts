@@ -95,6 +95,57 @@ describe('valid values', () => {
   })
 })
 
+describe('is() reads a value as the rules say', () => {
+  const spec = {
+    inner: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { a: { type: 'integer', required: true }, b: { type: 'string' }, ['__proto__']: { type: 'string' } },
+    },
+  } as const satisfies ParameterSchemaSpec
+
+  test('each declared property is read once, through its getter, whatever the order of the keys', () => {
+    const validator = compileParameters(spec, { cache: false })
+    const reads: string[] = []
+    const inner = {
+      get b() {
+        reads.push('b')
+        return 'x'
+      },
+      get a() {
+        reads.push('a')
+        return 1
+      },
+    }
+    expect(validator.is({ inner })).toBe(true)
+    expect(reads.sort()).toEqual(['a', 'b'])
+  })
+
+  test('a declared property inherited from a polluted prototype is not read, and a required one is missing', () => {
+    const validator = compileParameters(spec, { cache: false })
+    const polluted = Object.create({ a: 1 }) as Record<string, unknown>
+    expect(validator.is({ inner: polluted })).toBe(false)
+    Object.prototype['a' as keyof object] = 'not an integer' as never
+    try {
+      expect(validator.is({ inner: { a: 2 } })).toBe(true)
+      expect(validator.is({ inner: { b: 'x' } })).toBe(false)
+      expect(validator.firstViolation({ inner: { b: 'x' } })?.path).toBe('inner.a')
+    } finally {
+      delete (Object.prototype as Record<string, unknown>)['a']
+    }
+  })
+
+  test('a non-enumerable own property is not there, and an own __proto__ key is data', () => {
+    const validator = compileParameters(spec, { cache: false })
+    const hidden = Object.defineProperty({}, 'a', { value: 1, enumerable: false })
+    expect(validator.is({ inner: hidden })).toBe(false)
+    expect(validator.firstViolation({ inner: hidden })).toMatchObject({ path: 'inner.a', keyword: 'required' })
+    const own = JSON.parse('{"a": 1, "__proto__": "text"}') as unknown
+    expect(validator.is({ inner: own })).toBe(true)
+    expect(validator.is({ inner: JSON.parse('{"a": 1, "__proto__": 7}') as unknown })).toBe(false)
+  })
+})
+
 describe('violations, each with its path', () => {
   test('a required property named "" (which ajv 8 never reports missing)', () => {
     const spec = defineParameters({ '': { type: 'string', required: true } })
