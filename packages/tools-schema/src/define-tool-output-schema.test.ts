@@ -1,13 +1,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { createToolExecutionToken, type ToolExecution } from '@dsh/tools-core'
 import { describe, expect, test } from 'vitest'
 import { defineTool, type ToolSpec } from './define-tool.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
 import { valueSchemaSpecToJsonSchema } from './schema-spec-to-json-schema.js'
-
-function execution(name: string, args: unknown): ToolExecution {
-  return { callId: 'call_1', name, arguments: args, token: createToolExecutionToken(), signal: new AbortController().signal }
-}
+import { execution } from './test-support.js'
 
 const reportSchema = {
   type: 'object',

@@ -1,4 +1,4 @@
-import { createToolExecutionToken, type ToolExecution, type ToolResult } from '@dsh/tools-core'
+import { type ToolExecution, type ToolResult } from '@dsh/tools-core'
 import { describe, expect, test, vi } from 'vitest'
 import { defineTool, MAX_TIMEOUT_MS, type ToolSpec } from './define-tool.js'
 import { JsonSchemaError } from './json-schema-error.js'
@@ -6,10 +6,7 @@ import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
 import { ToolArgsError } from './tool-args-error.js'
 import { ToolDefinitionError } from './tool-definition-error.js'
 import { ToolOutputError } from './tool-output-error.js'
-
-function execution(name: string, args: unknown): ToolExecution {
-  return { callId: 'call_1', name, arguments: args, token: createToolExecutionToken(), signal: new AbortController().signal }
-}
+import { execution } from './test-support.js'
 
 /** Calls `defineTool` with an untyped spec and returns the thrown error. */
 function definitionError(spec: Record<string, unknown>): unknown {

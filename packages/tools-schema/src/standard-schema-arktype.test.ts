@@ -1,36 +1,10 @@
 // arktype 2.x (its types implement Standard JSON Schema since 2.1.28): the JSON Schema the model is sent,
 // INVALID_ARGS in our format, frozen lossless arguments that arktype may write its defaults into, and the definition
 // errors for types with no JSON form (which arktype's own Standard converter would turn into `{}`).
-import { createToolExecutionToken, type ToolExecution } from '@dsh/tools-core'
 import { type } from 'arktype'
 import { describe, expect, test } from 'vitest'
-import { defineTool, type ToolSpec } from './define-tool.js'
-import type { StandardSchemaWithJsonSchema } from './standard-schema.js'
-import { ToolArgsError } from './tool-args-error.js'
-import { ToolDefinitionError } from './tool-definition-error.js'
-
-function execution(name: string, args: unknown): ToolExecution {
-  return { callId: 'call_1', name, arguments: args, token: createToolExecutionToken(), signal: new AbortController().signal }
-}
-
-function definitionProblems(spec: Record<string, unknown>): string[] {
-  try {
-    defineTool(spec as unknown as ToolSpec<StandardSchemaWithJsonSchema>)
-  } catch (error) {
-    if (ToolDefinitionError.isInstance(error)) return error.problems.map((problem) => `${problem.path}: ${problem.message}`)
-    throw error
-  }
-  throw new Error('defineTool accepted the spec')
-}
-
-async function argsError(promise: Promise<unknown>): Promise<ToolArgsError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  )
-  if (!ToolArgsError.isInstance(error)) throw new Error(`expected a ToolArgsError, got ${String(error)}`)
-  return error
-}
+import { defineTool } from './define-tool.js'
+import { argsError, definitionProblems, execution } from './test-support.js'
 
 const server = type({ host: 'string > 0', port: '1 <= number.integer <= 65535' })
 const connect = type({ servers: server.array(), retries: 'number.integer = 3' })

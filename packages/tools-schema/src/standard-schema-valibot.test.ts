@@ -1,37 +1,11 @@
 // valibot 1.x through @valibot/to-json-schema's toStandardJsonSchema (valibot's own schemas implement Standard
 // Schema but not Standard JSON Schema): the JSON Schema the model is sent, INVALID_ARGS in our format, frozen
 // lossless arguments, and the definition errors for what has no JSON Schema form.
-import { createToolExecutionToken, type ToolExecution } from '@dsh/tools-core'
 import { toStandardJsonSchema } from '@valibot/to-json-schema'
 import * as v from 'valibot'
 import { describe, expect, test } from 'vitest'
-import { defineTool, type ToolSpec } from './define-tool.js'
-import type { StandardSchemaWithJsonSchema } from './standard-schema.js'
-import { ToolArgsError } from './tool-args-error.js'
-import { ToolDefinitionError } from './tool-definition-error.js'
-
-function execution(name: string, args: unknown): ToolExecution {
-  return { callId: 'call_1', name, arguments: args, token: createToolExecutionToken(), signal: new AbortController().signal }
-}
-
-function definitionProblems(spec: Record<string, unknown>): string[] {
-  try {
-    defineTool(spec as unknown as ToolSpec<StandardSchemaWithJsonSchema>)
-  } catch (error) {
-    if (ToolDefinitionError.isInstance(error)) return error.problems.map((problem) => `${problem.path}: ${problem.message}`)
-    throw error
-  }
-  throw new Error('defineTool accepted the spec')
-}
-
-async function argsError(promise: Promise<unknown>): Promise<ToolArgsError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  )
-  if (!ToolArgsError.isInstance(error)) throw new Error(`expected a ToolArgsError, got ${String(error)}`)
-  return error
-}
+import { defineTool } from './define-tool.js'
+import { argsError, definitionProblems, execution } from './test-support.js'
 
 const connect = toStandardJsonSchema(
   v.object({

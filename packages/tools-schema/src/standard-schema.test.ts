@@ -1,34 +1,8 @@
-import { createToolExecutionToken, type ToolExecution } from '@dsh/tools-core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type ToolSpec } from './define-tool.js'
-import type { StandardSchemaWithJsonSchema } from './standard-schema.js'
-import { ToolArgsError } from './tool-args-error.js'
-import { ToolDefinitionError } from './tool-definition-error.js'
+import { defineTool } from './define-tool.js'
 import { ToolOutputError } from './tool-output-error.js'
-
-function execution(name: string, args: unknown): ToolExecution {
-  return { callId: 'call_1', name, arguments: args, token: createToolExecutionToken(), signal: new AbortController().signal }
-}
-
-function definitionProblems(spec: Record<string, unknown>): string[] {
-  try {
-    defineTool(spec as unknown as ToolSpec<StandardSchemaWithJsonSchema>)
-  } catch (error) {
-    if (ToolDefinitionError.isInstance(error)) return error.problems.map((problem) => `${problem.path}: ${problem.message}`)
-    throw error
-  }
-  throw new Error('defineTool accepted the spec')
-}
-
-async function argsError(promise: Promise<unknown>): Promise<ToolArgsError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  )
-  if (!ToolArgsError.isInstance(error)) throw new Error(`expected a ToolArgsError, got ${String(error)}`)
-  return error
-}
+import { argsError, definitionProblems, execution } from './test-support.js'
 
 const connect = z.object({
   servers: z.array(z.object({ host: z.string().min(1), port: z.number().int().min(1).max(65535) })),
