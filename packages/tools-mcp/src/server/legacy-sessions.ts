@@ -4,7 +4,7 @@ import type { Context } from 'cordis'
 import { McpConfigError } from '../mcp-config-error.js'
 import { createToolServer, type ToolServerOptions } from './registry-server.js'
 
-/** Bounds of the 2025-era HTTP sessions of {@link serveToolsHttp}. */
+/** Bounds of the 2025-era HTTP sessions of `serveToolsHttp`. */
 export interface LegacySessionOptions {
   /**
    * A 2025-era session with no request in flight and no open stream (its `GET` stream included) for this long is
@@ -91,6 +91,7 @@ export interface LegacySessions {
   close(): Promise<void>
 }
 
+/** Creates the 2025-era session leg of `serveToolsHttp` (internal; validates the session options). */
 export function createLegacySessions(ctx: Context, options: ToolServerOptions & LegacySessionOptions): LegacySessions {
   const idleMs = positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, defaultIdleMs)
   const maxSessions = positiveInteger('maxSessions', options.maxSessions, defaultMaxSessions)
