@@ -152,6 +152,18 @@ describe('2025-era HTTP sessions', () => {
     expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001, message: expect.stringMatching(/Session not found/) } })
   })
 
+  it('a GET or DELETE without Mcp-Session-Id gets 400 naming the header; a sessionless tools/list is still answered', async () => {
+    const { url } = await served()
+    for (const method of ['GET', 'DELETE']) {
+      const answer = await fetch(url, { method, headers: { accept: 'text/event-stream, application/json' } })
+      expect(answer.status).toBe(400)
+      expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/Mcp-Session-Id/) } })
+    }
+    const oneOff = await fetch(url, { method: 'POST', headers: jsonHeaders, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) })
+    expect(oneOff.status).toBe(200)
+    expect(await oneOff.text()).toContain('"name":"first"')
+  })
+
   it('an idle session ends after sessionIdleTimeoutMs; a session in use is kept', async () => {
     const { t, url, baseline } = await served({ sessionIdleTimeoutMs: 400 })
     const idle = await rawSession(url)

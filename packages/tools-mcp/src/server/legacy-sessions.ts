@@ -164,6 +164,9 @@ export function createLegacySessions(ctx: Context, options: ToolServerOptions & 
       const sessionId = request.headers.get('mcp-session-id')
       if (sessionId === null) {
         if (request.method === 'POST' && isInitializeRequest(parsedBody)) return open(request, parsedBody)
+        if (request.method === 'GET' || request.method === 'DELETE') {
+          return jsonRpcError(400, -32000, `Bad Request: a ${request.method} needs the Mcp-Session-Id header of a session; open one with initialize first.`)
+        }
         return stateless(request)
       }
       const session = sessions.get(sessionId)
