@@ -1,4 +1,5 @@
 // `@dsh/tools-mcp/server`: a registry served as an MCP server. A separate entry point, so a client-only user
 // never loads `@modelcontextprotocol/server` (an optional peer dependency).
 export { createToolServer, type ToolServerOptions, type ToolServerWiring } from './registry-server.js'
+export type { LegacySessionOptions } from './legacy-sessions.js'
 export { serveToolsHttp, serveToolsStdio, type HttpServeOptions, type ServedTools } from './serve.js'

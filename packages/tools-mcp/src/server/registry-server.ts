@@ -31,6 +31,11 @@ export interface ToolServerWiring {
    * connection's `subscriptions/listen` streams). Default `legacy`.
    */
   readonly era?: 'legacy' | 'modern' | undefined
+  /**
+   * Called with the send of each coalesced notification instead of sending it at once: a 2025-era HTTP session
+   * holds it back until its `GET` stream is open, so a change made before the client opened it is not lost.
+   */
+  readonly deliver?: ((send: () => void) => void) | undefined
 }
 
 /**
@@ -136,8 +141,11 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
   if (wiring.notifyOnConnection === false) return { server, dispose: () => {} }
   let connected = wiring.era === 'modern'
   server.oninitialized = () => (connected = true)
+  const send = () => void server.sendToolListChanged().catch(() => {})
   const notify = coalesced(() => {
-    if (connected) void server.sendToolListChanged().catch(() => {})
+    if (!connected) return
+    if (wiring.deliver === undefined) send()
+    else wiring.deliver(send)
   })
   const stop = ctx.on('tools/change', notify.schedule)
   return {

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import { createMcpHandler, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server'
+import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server'
 import { serveStdio } from '@modelcontextprotocol/server/stdio'
 import type { Context } from 'cordis'
+import { createLegacySessions, type LegacySessionOptions } from './legacy-sessions.js'
 import { coalesced, createToolServer, type ToolServerOptions } from './registry-server.js'
 
 /** A running MCP server: close it to stop serving (and, for HTTP, to free the port). */
@@ -34,7 +35,7 @@ export async function serveToolsStdio(ctx: Context, options: ToolServerOptions =
 }
 
 /** Options of {@link serveToolsHttp}. */
-export interface HttpServeOptions extends ToolServerOptions {
+export interface HttpServeOptions extends ToolServerOptions, LegacySessionOptions {
   /** The port on 127.0.0.1. Default 0 (any free port; read `url`). */
   readonly port?: number | undefined
   /** When set, every request needs `Authorization: Bearer <token>` (401 otherwise). */
@@ -43,14 +44,30 @@ export interface HttpServeOptions extends ToolServerOptions {
   readonly allowedHosts?: readonly string[] | undefined
 }
 
-async function toFetchRequest(request: IncomingMessage, port: number): Promise<Request> {
+class BodyTooLarge extends Error {}
+
+async function toFetchRequest(request: IncomingMessage, port: number): Promise<{ fetchRequest: Request; parsedBody: unknown }> {
   const chunks: Buffer[] = []
-  for await (const chunk of request) chunks.push(chunk as Buffer)
+  let size = 0
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length
+    if (size > DEFAULT_MAX_REQUEST_BODY_SIZE) throw new BodyTooLarge()
+    chunks.push(chunk as Buffer)
+  }
   const headers = new Headers()
   for (const [key, value] of Object.entries(request.headers)) if (typeof value === 'string') headers.set(key, value)
   const method = request.method ?? 'GET'
-  const init: RequestInit = method === 'GET' || method === 'HEAD' ? { method, headers } : { method, headers, body: Buffer.concat(chunks) }
-  return new Request(`http://127.0.0.1:${port}${request.url ?? '/'}`, init)
+  const body = Buffer.concat(chunks)
+  const init: RequestInit = method === 'GET' || method === 'HEAD' ? { method, headers } : { method, headers, body }
+  let parsedBody: unknown
+  if (method === 'POST' && body.length > 0) {
+    try {
+      parsedBody = JSON.parse(body.toString('utf8'))
+    } catch {
+      parsedBody = undefined
+    }
+  }
+  return { fetchRequest: new Request(`http://127.0.0.1:${port}${request.url ?? '/'}`, init), parsedBody }
 }
 
 async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
@@ -59,6 +76,8 @@ async function writeResponse(answer: Response, response: ServerResponse): Promis
     response.end()
     return
   }
+  // An SSE stream may stay silent for long (a GET stream until the first notification): send its headers now.
+  response.flushHeaders()
   const reader = answer.body.getReader()
   response.on('close', () => void reader.cancel().catch(() => {}))
   for (;;) {
@@ -70,25 +89,40 @@ async function writeResponse(answer: Response, response: ServerResponse): Promis
 }
 
 /**
- * Serves the registry of `ctx` over Streamable HTTP on 127.0.0.1 only (both protocol eras), behind `Host` and
- * `Origin` checks against DNS rebinding (403) and an optional bearer token (401). Each request gets a fresh
- * stateless server over the same registry. Registry changes reach 2026-07-28 clients on their `subscriptions/listen`
- * streams (`notifications/tools/list_changed`, one per burst of changes); 2025-era clients of this stateless
- * endpoint have no stream to receive them on and re-list (`tools/list` is always answered fresh).
+ * Serves the registry of `ctx` over Streamable HTTP on 127.0.0.1 only (both protocol eras on one endpoint), behind
+ * `Host` and `Origin` checks against DNS rebinding (403) and an optional bearer token (401) on every request.
+ *
+ * - 2026-07-28 clients are served statelessly (a fresh server per request); registry changes reach them on their
+ *   `subscriptions/listen` streams.
+ * - 2025-era clients (`initialize`) get a real session: an `Mcp-Session-Id`, a standalone `GET` SSE stream on which
+ *   registry changes arrive as `notifications/tools/list_changed`, `DELETE` to end it. Each session has its own
+ *   server over the same registry. Sessions are bounded (`maxSessions`, default 64: an `initialize` past it gets
+ *   HTTP 503 with the JSON-RPC error -32000, `data.code` `MCP_SESSION_LIMIT`) and end after `sessionIdleTimeoutMs`
+ *   (default 10 minutes) with no request in flight and no open stream. An unknown or ended session id gets HTTP 404
+ *   (JSON-RPC -32001), the protocol's signal to start a new session.
+ *
+ * Either era gets one notification per burst of registry changes. A request body over 4 MiB gets 413. `close()`
+ * ends every session and open stream and frees the port.
  */
 export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {}): Promise<ServedTools & { readonly url: string }> {
   const disposers = new Set<() => void>()
+  const sessions = createLegacySessions(ctx, options)
   // Per-request servers hold no connection to notify on; the handler's listen router does it for every open stream.
-  const handler = createMcpHandler(() => {
-    const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false })
-    disposers.add(dispose)
-    server.onclose = () => (dispose(), disposers.delete(dispose))
-    return server
-  })
+  const handler = createMcpHandler(
+    () => {
+      const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false })
+      disposers.add(dispose)
+      server.onclose = () => (dispose(), disposers.delete(dispose))
+      return server
+    },
+    { legacy: 'reject' },
+  )
   const changes = coalesced(() => handler.notify.toolsChanged())
   const stopListening = ctx.on('tools/change', changes.schedule)
   disposers.add(() => (stopListening(), changes.cancel()))
   const hosts = ['localhost', '127.0.0.1', '[::1]', ...(options.allowedHosts ?? [])]
+  const route = async (request: Request, parsedBody: unknown): Promise<Response> =>
+    (await isLegacyRequest(request, parsedBody)) ? sessions.handle(request, parsedBody) : handler.fetch(request)
   let port = 0
   const http = createServer((request, response) => {
     if (!validateHostHeader(request.headers.host, [...hosts]).ok) return void response.writeHead(403).end('Forbidden host')
@@ -98,9 +132,12 @@ export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {
       return void response.writeHead(401, { 'www-authenticate': 'Bearer' }).end('Unauthorized')
     }
     void toFetchRequest(request, port)
-      .then((fetchRequest) => handler.fetch(fetchRequest))
+      .then(({ fetchRequest, parsedBody }) => route(fetchRequest, parsedBody))
       .then((answer) => writeResponse(answer, response))
-      .catch(() => response.destroy())
+      .catch((error: unknown) => {
+        if (error instanceof BodyTooLarge && !response.headersSent) return void response.writeHead(413).end('Request body too large')
+        response.destroy()
+      })
   })
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject)
@@ -113,6 +150,7 @@ export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {
     close: async () => {
       for (const dispose of disposers) dispose()
       disposers.clear()
+      await sessions.close()
       await handler.close?.()
       http.closeAllConnections()
       await new Promise<void>((resolve) => http.close(() => resolve()))
