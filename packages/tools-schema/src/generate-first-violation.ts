@@ -8,7 +8,6 @@
 // and path pieces are passed in as constants (`k[i]`).
 import type { JsonPrimitive } from '@dsh/tools-core'
 import { additionalPropertyMessage, anArray, anObject, compileNode } from './compile-validator.js'
-import { restricts } from './constraints.js'
 import {
   argumentsReporter,
   boundsReporter,
@@ -22,6 +21,7 @@ import {
   nonJsonExtra,
   propertyPiece,
   scalarReporter,
+  typeReporter,
   under,
   unmarkedReporter,
   unknownTagReporter,
@@ -46,8 +46,8 @@ import {
   type Generator,
 } from './generate-validator.js'
 import type { ArrayNode, JsonNode, ObjectNode, OneOfNode, SchemaNode } from './schema-node.js'
-import { expectation, typeMessage, type Check, type Expectation } from './validation-sink.js'
-import { describeShape, discriminatorOf, expectedText } from './value-rules.js'
+import type { Check } from './validation-sink.js'
+import { describeShape, discriminatorOf } from './value-rules.js'
 import type { Violation } from './violation.js'
 
 /** A locating walk: `undefined` when the value matches; otherwise its first violation (`null`: see {@link Pending}). */
@@ -67,22 +67,10 @@ export interface GeneratedValidator {
 }
 
 /** What the locating walk calls besides the accept helpers (passed in as `r`, never written into the source). */
-const locatorHelpers = { under, nonJson, nonJsonExtra, extraKey, duplicate, unreadable, finish, typeMessage }
+const locatorHelpers = { under, nonJson, nonJsonExtra, extraKey, duplicate, unreadable }
 
-// `P` adds a segment to a violation found below, `F` finishes the one the walk returns, `M` words a type mismatch;
-// the others state a violation (see first-violation-reports.ts).
-const locatorPrelude = 'const{under:P,nonJson:J,nonJsonExtra:X,extraKey:E,duplicate:U,unreadable:T,finish:F,typeMessage:M}=r;'
-
-/**
- * The source of a fresh type violation of `x` (a `Pending` with no path yet): written into each schema's own code
- * rather than built by a shared reporter closure, so that the allocation and the call of `typeMessage` carry this
- * schema's feedback alone (closures made by one reporter factory share one feedback vector across every schema of
- * the process, which a registry's many schemas turn polymorphic). The fields are those of `at` in
- * first-violation-reports.ts, in the same order, so every violation has one object shape.
- */
-function typeFailure(locating: Locating, expected: Expectation, x: string): string {
-  return `{path:"",segments:null,keyword:"type",message:M(${constant(locating.generator, expected)},${x})}`
-}
+// `P` adds a segment to a violation found below; the others state a violation (see first-violation-reports.ts).
+const locatorPrelude = 'const{under:P,nonJson:J,nonJsonExtra:X,extraKey:E,duplicate:U,unreadable:T}=r;'
 
 /** The items of an array without `items`: any lossless JSON. */
 const anyJson: JsonNode = { kind: 'json', annotations: {} }
@@ -112,9 +100,7 @@ function locateIn(locating: Locating, node: SchemaNode, x: string): string {
 function failureOf(locating: Locating, node: SchemaNode, x: string): { test: string; report: string } | undefined {
   if (node.kind === 'json') return { test: `isJson(${x})`, report: `J(${x})` }
   if (node.kind === 'object' || node.kind === 'array' || node.kind === 'oneOf') return undefined
-  const plain = !node.hasConst && node.enum === undefined && !restricts(node.constraints)
-  const report = plain ? typeFailure(locating, expectation(expectedText[node.kind]), x) : `${reporter(locating, scalarReporter(node))}(${x})`
-  return { test: test(locating.generator, node, x), report }
+  return { test: test(locating.generator, node, x), report: `${reporter(locating, scalarReporter(node))}(${x})` }
 }
 
 /**
@@ -149,7 +135,7 @@ const maxMarked = 30
 function objectLocator(locating: Locating, node: ObjectNode): string {
   // At the root, pieces are written without a leading dot (see `propertyPiece`).
   const root = node === locating.root
-  const notAnObject = root && node.implicit ? `${reporter(locating, argumentsReporter)}(v)` : typeFailure(locating, anObject, 'v')
+  const notAnObject = reporter(locating, root && node.implicit ? argumentsReporter : typeReporter(anObject))
   // Required properties seen are marked in a bit set (counted, past 30 of them); the missing one is then named
   // without reading the value again.
   const required: string[] = []
@@ -167,7 +153,7 @@ function objectLocator(locating: Locating, node: ObjectNode): string {
   const missing =
     required.length === 0 ? 'return undefined' : `return r===${all}?undefined:${reporter(locating, marked ? unmarkedReporter(required, root) : missingReporter(required, root))}(${marked ? 'r' : 'v'})`
   return (
-    `if(${plainObjectCondition})return ${notAnObject};let r=0;` +
+    `if(${plainObjectCondition})return ${notAnObject}(v);let r=0;` +
     `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;const x=v[key];` +
     `switch(key){${cases.join('')}${fallback}}}` +
     missing
@@ -181,7 +167,7 @@ function arrayLocator(locating: Locating, node: ArrayNode): string {
   const outOfBounds = bounds === '' ? '' : `if(${bounds})return ${reporter(locating, limits)}(n);`
   const element = checkStatement(locating, node.items ?? anyJson, 'i', '"["+i+"]"')
   return (
-    `if(${plainArrayCondition})return ${typeFailure(locating, anArray, 'v')};` +
+    `if(${plainArrayCondition})return ${reporter(locating, typeReporter(anArray))}(v);` +
     `const n=v.length;${outOfBounds}` +
     `const p=v.__proto__===AP?AP:getPrototypeOf(v);${unique ? 'const u=[];' : ''}` +
     `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];${element}${unique ? 'u.push(x);' : ''}}` +
@@ -240,13 +226,22 @@ export function generateValidator(node: SchemaNode, rootCheck: Check): Generated
     if (error === tooLarge) return undefined
     throw error
   }
-  // The entry point is generated too (not a closure shared by every schema): its call of the walk is a call of
-  // this schema's own function, and its feedback is this schema's alone. A throw that reaches it comes only through
-  // the engine's own limits (the walk catches what reading throws): `null`, and the closures report it.
-  const trim = node.kind !== 'object' && node.kind !== 'array'
-  const entry = `function fv(v){let p;try{p=${locate}(v)}catch(error){return null}return p===undefined||p===null?p:F(p,${trim})}`
-  const source = `${prelude}${locatorPrelude}${generator.functions.join('\n')}\n${entry}\nreturn[${accept},fv]`
-  const factory = new Function('k', 'h', 'r', source) as (constants: unknown[], host: typeof helpers, locator: typeof locatorHelpers) => [Accept, FirstViolation]
-  const [acceptFunction, firstViolation] = factory(generator.constants, helpers, locatorHelpers)
-  return { accept: acceptFunction, firstViolation }
+  const source = `${prelude}${locatorPrelude}${generator.functions.join('\n')}\nreturn[${accept},${locate}]`
+  const factory = new Function('k', 'h', 'r', source) as (constants: unknown[], host: typeof helpers, locator: typeof locatorHelpers) => [Accept, Locate]
+  const [acceptFunction, locateFunction] = factory(generator.constants, helpers, locatorHelpers)
+  return { accept: acceptFunction, firstViolation: firstViolationWith(locateFunction, node.kind !== 'object' && node.kind !== 'array') }
+}
+
+/** `firstViolation` over a locating walk: the violation it returns, finished (see `finish` for `trim`). */
+function firstViolationWith(locate: Locate, trim: boolean): FirstViolation {
+  return (value) => {
+    let pending: Pending | null | undefined
+    try {
+      pending = locate(value)
+    } catch {
+      // Only through the engine's own limits (the walk catches what reading throws): the closures report it.
+      return null
+    }
+    return pending === undefined || pending === null ? pending : finish(pending, trim)
+  }
 }
