@@ -63,20 +63,6 @@ export interface CaseResult {
   target?: { maxRatio: number; label: string; met: boolean }
 }
 
-/**
- * Collects what the previous case left in the heap before the next one is measured (with `--expose-gc`, as
- * `pnpm bench` runs). Without it an allocating case inherited the garbage of an allocation-heavy case before it: the
- * flat schema's first violation measured 60 ns after `validate()` of the same value (or after a case that only
- * allocates plain objects) and 26–30 ns after two full collections, with nothing changed in the library. mitata's
- * own collection at the start of its loop did not remove the effect; two here do.
- */
-function settleHeap(): void {
-  const collect = (globalThis as { gc?: () => void }).gc
-  if (collect === undefined) return
-  collect()
-  collect()
-}
-
 /** Runs every case of every group and returns the rows. */
 export async function runSuite(suite: BenchSuite): Promise<{ rows: CaseResult[]; notes: string }> {
   const rows: CaseResult[] = []
@@ -84,7 +70,6 @@ export async function runSuite(suite: BenchSuite): Promise<{ rows: CaseResult[];
   for (const group of groups) {
     const medians = new Map<string, { p50: number; p99: number }>()
     for (const [name, fn] of Object.entries(group.cases)) {
-      settleHeap()
       const stats = await measure(fn, group.options as Parameters<typeof measure>[1])
       medians.set(name, { p50: stats.p50, p99: stats.p99 })
       process.stdout.write(`  ${suite.name} / ${group.title} / ${name}: ${formatNs(stats.p50)}\n`)
