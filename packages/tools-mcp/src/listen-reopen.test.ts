@@ -2,12 +2,11 @@
 // Against our own server (`serveToolsHttp` in front of a registry) over Streamable HTTP: the stream is reopened after
 // the server or the network ends it, the tools are listed again on every reopen, a server without the method is
 // recorded as such and re-listed by its ttlMs, and disposing during the backoff leaves nothing behind.
-import { defineTool } from '@dsh/tools-registry'
 import { createToolContext, expectCleanUnload, type ToolTestContext } from '@dsh/tools-testing'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { mcpServer, mcpServerStatus, whenMcpServerReady, type McpListenEvent, type McpServerConfig } from './index.js'
 import { serveToolsHttp, type HttpServeOptions } from './server/index.js'
-import { until } from './test-support/fixtures.js'
+import { plain, sleep, until } from './test-support/fixtures.js'
 import { startListenProxy } from './test-support/listen-proxy.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
@@ -15,8 +14,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-const plain = (name: string) => defineTool({ name, description: `The ${name} tool.`, parameters: {}, execute: () => name })
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /**
  * Watches the timers set from now on with a delay of at least `minMs`: `pending()` lists those neither cleared nor
  * fired yet (a leaked backoff timer stays in it).

@@ -1,6 +1,5 @@
 // 2025-era HTTP clients of a served registry: each gets a real session (Mcp-Session-Id, a GET stream, DELETE), hears
 // registry changes as notifications/tools/list_changed, and sessions are bounded and cleaned up.
-import { defineTool } from '@dsh/tools-registry'
 import { createToolContext, type ToolTestContext } from '@dsh/tools-testing'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -9,7 +8,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import type { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { McpConfigError, mcpServer, whenMcpServerReady } from '../index.js'
-import { until } from '../test-support/fixtures.js'
+import { plain, sleep, until } from '../test-support/fixtures.js'
 import { serveToolsHttp, type HttpServeOptions } from './index.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
@@ -17,8 +16,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-const plain = (name: string) => defineTool({ name, description: `The ${name} tool.`, parameters: {}, execute: () => name })
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** How many `tools/change` listeners the registry's context holds (the served endpoint's own, plus one per session). */
 function changeListeners(ctx: Context): number {

@@ -1,11 +1,10 @@
 // 2026-07-28 (stateless) HTTP clients of a served registry: registry changes reach them on their
 // subscriptions/listen stream, and tools/list carries the configured ttlMs.
-import { defineTool } from '@dsh/tools-registry'
 import { createToolContext, type ToolTestContext } from '@dsh/tools-testing'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { McpConfigError, mcpServer, whenMcpServerReady } from '../index.js'
-import { until } from '../test-support/fixtures.js'
+import { plain, sleep, until } from '../test-support/fixtures.js'
 import { createToolServer, serveToolsHttp, type HttpServeOptions } from './index.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
@@ -13,7 +12,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-const plain = (name: string) => defineTool({ name, description: `The ${name} tool.`, parameters: {}, execute: () => name })
 
 async function served(options: HttpServeOptions = {}): Promise<{ t: ToolTestContext; url: string }> {
   const t = await createToolContext()
@@ -32,7 +30,6 @@ async function modernClient(url: string): Promise<Client> {
   return client
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('stateless (2026-07-28) HTTP clients', () => {
   it('hear registry changes on a subscriptions/listen stream, one notification per burst, and re-list the new tools', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { defineTool } from '@dsh/tools-registry'
 import type { McpServerConfig } from '../server-config.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -58,3 +59,9 @@ export async function until(check: () => boolean, timeoutMs = 15_000, what = 'co
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }
+
+/** A tool with no parameters that answers its own name (registered on a served registry to make a change). */
+export const plain = (name: string) => defineTool({ name, description: `The ${name} tool.`, parameters: {}, execute: () => name })
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
