@@ -77,12 +77,11 @@ export async function runSuite(suite: BenchSuite): Promise<{ rows: CaseResult[];
     const medians = new Map<string, { p50: number; p99: number }>()
     const rounds = Math.max(1, group.rounds ?? 1)
     const listed = Object.entries(group.cases)
-    for (const name of Object.keys(group.cases)) medians.set(name, { p50: Number.POSITIVE_INFINITY, p99: Number.POSITIVE_INFINITY })
     for (let round = 0; round < rounds; round++) {
       for (const [name, fn] of round % 2 === 0 ? listed : [...listed].reverse()) {
         const stats = await measure(fn, group.options as Parameters<typeof measure>[1])
-        const best = medians.get(name) as { p50: number; p99: number }
-        if (stats.p50 < best.p50) medians.set(name, { p50: stats.p50, p99: stats.p99 })
+        const best = medians.get(name)
+        if (best === undefined || stats.p50 < best.p50) medians.set(name, { p50: stats.p50, p99: stats.p99 })
         process.stdout.write(`  ${suite.name} / ${group.title} / ${name}${rounds > 1 ? ` (round ${round + 1})` : ''}: ${formatNs(stats.p50)}\n`)
       }
     }

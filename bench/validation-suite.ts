@@ -174,7 +174,6 @@ export function flatByHand(value: unknown): boolean {
   }
 }
 
-
 /** What a first violation of the flat schema is, as the references below build it (our `Violation`'s shape). */
 interface HandViolation {
   path: string

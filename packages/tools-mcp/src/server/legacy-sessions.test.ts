@@ -16,7 +16,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-
 /** How many `tools/change` listeners the registry's context holds (the served endpoint's own, plus one per session). */
 function changeListeners(ctx: Context): number {
   const hooks = (ctx.root as unknown as { events: { _hooks: Record<string, unknown[] | undefined> } }).events._hooks

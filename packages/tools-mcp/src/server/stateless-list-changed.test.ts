@@ -12,7 +12,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-
 async function served(options: HttpServeOptions = {}): Promise<{ t: ToolTestContext; url: string }> {
   const t = await createToolContext()
   cleanups.push(() => t.dispose())
@@ -29,7 +28,6 @@ async function modernClient(url: string): Promise<Client> {
   expect(client.getProtocolEra()).toBe('modern')
   return client
 }
-
 
 describe('stateless (2026-07-28) HTTP clients', () => {
   it('hear registry changes on a subscriptions/listen stream, one notification per burst, and re-list the new tools', async () => {

@@ -56,7 +56,7 @@ export async function until(check: () => boolean, timeoutMs = 15_000, what = 'co
   const start = Date.now()
   while (!check()) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
+    await sleep(25)
   }
 }
 
