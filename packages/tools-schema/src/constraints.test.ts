@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { compileParameters, compileValueSchema } from './compile-schema.js'
-import { codePointLength, isMultipleOf } from './constraints.js'
+import { codePointLength, firstDuplicate, isMultipleOf } from './constraints.js'
 import { defineParameters, defineValueSchema } from './define-parameters.js'
 import { JsonSchemaError } from './json-schema-error.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
@@ -120,6 +120,41 @@ describe('uniqueItems compares as JSON', () => {
     const schema = { type: 'array', uniqueItems: true } as const
     expect(compileValueSchema(schema).is(value)).toBe(unique)
     expect(ajv.validate(schema, value)).toBe(unique)
+  })
+  // The reference: every pair, compared as JSON text with sorted keys (objects in any key order, any prototype).
+  const sortedText = (value: unknown): string =>
+    JSON.stringify(value, (_, inner: unknown) =>
+      typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1))) : inner,
+    )
+  function firstDuplicatePairwise(elements: readonly unknown[]): readonly [number, number] | undefined {
+    for (let later = 1; later < elements.length; later++) {
+      for (let earlier = 0; earlier < later; earlier++) if (sortedText(elements[earlier]) === sortedText(elements[later])) return [earlier, later]
+    }
+    return undefined
+  }
+
+  test('the pair found is the first later element equal to an earlier one, for short and long lists, scalars and objects', () => {
+    const element = fc.oneof(
+      fc.constantFrom('a', 'b', '1', 1, 2, 1.5, true, false, null, ''),
+      fc.constantFrom({ a: 1 }, { b: [1] }, [1], [], {}),
+      fc.dictionary(fc.constantFrom('a', 'b'), fc.constantFrom(1, 'a', null)),
+    )
+    fc.assert(
+      fc.property(fc.array(element, { maxLength: 40 }), (elements) => {
+        expect(firstDuplicate(elements)).toEqual(firstDuplicatePairwise(elements))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  test.each([
+    ['a long list of strings', Array.from({ length: 30 }, (_, index) => (index === 24 ? 'item 7' : `item ${index}`)), [7, 24]],
+    ['an object after scalars', ['x', 1, { a: 1 }, 'y', { a: 1 }], [2, 4]],
+    ['a scalar after an object', [{ a: 1 }, 'x', 'x'], [1, 2]],
+    ['a string that reads like an object', ['{"a":1}', { a: 1 }, { a: 1 }], [1, 2]],
+  ])('%s: the violation names the pair', (_, value, [earlier, later]) => {
+    expect(violations({ type: 'array', uniqueItems: true }, value)).toEqual([`(root): must not contain duplicate items: [${later}] equals [${earlier}]`])
+    expect(compileValueSchema({ type: 'array', uniqueItems: true }).is(value)).toBe(false)
   })
 })
 

@@ -273,18 +273,43 @@ function canonical(value: unknown): string {
   return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`).join(',')}}`
 }
 
+/** Lists up to this long are searched for duplicates pair by pair while their elements are scalars. */
+const PAIRWISE_LENGTH = 16
+
 /**
- * `uniqueItems`: the first index whose element equals (as JSON) an earlier one, as `[earlier, later]`, or
- * `undefined` when all are distinct. The elements are lossless JSON (already checked).
+ * `uniqueItems`: the first index whose element equals (as JSON) an earlier one, as `[earlier, later]` (the earliest
+ * such element), or `undefined` when all are distinct. The elements are lossless JSON (already checked).
+ *
+ * A short list of scalars is compared pair by pair with `===` (exact for lossless JSON scalars: no NaN, no -0), which
+ * allocates nothing; anything else is keyed in a map (objects by a canonical text), so a long list costs linear time.
  */
 export function firstDuplicate(elements: readonly unknown[]): readonly [number, number] | undefined {
-  const seen = new Map<unknown, number>()
+  const length = elements.length
+  if (length <= PAIRWISE_LENGTH) {
+    let later = 1
+    for (; later < length; later++) {
+      const element = elements[later]
+      if (typeof element === 'object' && element !== null) break
+      for (let earlier = 0; earlier < later; earlier++) if (elements[earlier] === element) return [earlier, later]
+    }
+    if (later >= length) return undefined
+  }
+  return firstDuplicateByKey(elements)
+}
+
+function firstDuplicateByKey(elements: readonly unknown[]): readonly [number, number] | undefined {
+  // Scalars are their own keys (a Map tells "1" from 1); objects and arrays go by their canonical text, in a map of
+  // their own so that the text of one never meets a string element.
+  const scalars = new Map<unknown, number>()
+  let containers: Map<string, number> | undefined
   for (let index = 0; index < elements.length; index++) {
     const element = elements[index]
-    const key = typeof element === 'object' && element !== null ? canonical(element) : typeof element === 'string' ? `s${element}` : element
-    const earlier = seen.get(key)
+    const container = typeof element === 'object' && element !== null
+    const seen = container ? (containers ??= new Map()) : scalars
+    const key = container ? canonical(element) : element
+    const earlier = seen.get(key as string)
     if (earlier !== undefined) return [earlier, index]
-    seen.set(key, index)
+    seen.set(key as string, index)
   }
   return undefined
 }

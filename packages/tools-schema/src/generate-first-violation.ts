@@ -211,7 +211,7 @@ function checkOf(locating: Locating, node: SchemaNode): Check {
  */
 export function generateValidator(node: SchemaNode, rootCheck: Check): GeneratedValidator | undefined {
   if (!codeGenerationAllowed()) return undefined
-  const generator: Generator = { constants: [], functions: [], names: new Map() }
+  const generator: Generator = { root: node, constants: [], functions: [], names: new Map() }
   const locating: Locating = { generator, names: new Map(), root: node, rootCheck }
   let accept: string
   let locate: string

@@ -91,6 +91,8 @@ const typeTests: Record<ScalarNode['kind'], (x: string) => string> = {
 
 /** The state of one generation: constants passed in as `k`, the functions written, each node's function name. */
 export interface Generator {
+  /** The schema's root node: its function is the accept entry point. */
+  readonly root: SchemaNode
   readonly constants: unknown[]
   readonly functions: string[]
   readonly names: Map<SchemaNode, string>
@@ -123,7 +125,13 @@ export function functionOf(generator: Generator, node: SchemaNode): string {
     default:
       body = `return ${test(generator, node, 'v')}`
   }
-  generator.functions.push(`function ${name}(v){${body}}`)
+  // A throw (a getter, a proxy trap, the stack running out) means "no match". Only the entry point and a oneOf
+  // catch it: every other check is a conjunction, so a throw anywhere below gives the verdict `false` would give,
+  // at the nearest catch, and a oneOf catches each branch's throw on its own (a branch that throws does not match;
+  // the others are still counted). With a try in every function, valid nested input took about a sixth longer
+  // (92 against 78 ns, the bench's nested schema timed in interleaved bursts).
+  const guarded = node === generator.root || node.kind === 'oneOf'
+  generator.functions.push(guarded ? `function ${name}(v){try{${body}}catch(error){return false}}` : `function ${name}(v){${body}}`)
   return name
 }
 
@@ -201,14 +209,16 @@ function objectBody(generator: Generator, node: ObjectNode): string {
     if (property.required) required |= bit
     const name = stringLiteral(property.name)
     cases.push(`case ${name}:m|=${bit};break;`)
-    reads.push(`if(m&${bit}){const x=v[${name}];if(!(${test(generator, property.node, 'x')}))return false}`)
+    // A required property's bit is known to be set once the required mask has been checked: it needs no guard.
+    const check = `const x=v[${name}];if(!(${test(generator, property.node, 'x')}))return false`
+    reads.push(property.required ? `{${check}}` : `if(m&${bit}){${check}}`)
   })
   const fallback = node.additionalProperties ? 'default:if(!isJson(v[key]))return false;' : 'default:return false;'
   return (
-    `try{${plainObjectTest}let m=0;` +
+    `${plainObjectTest}let m=0;` +
     `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;` +
     `switch(key){${cases.join('')}${fallback}}}` +
-    `if((m&${required})!==${required})return false;${reads.join('')}return true}catch(error){return false}`
+    `if((m&${required})!==${required})return false;${reads.join('')}return true`
   )
 }
 
@@ -222,10 +232,10 @@ function countingObjectBody(generator: Generator, node: ObjectNode): string {
   })
   const fallback = node.additionalProperties ? 'default:if(!isJson(x))return false;' : 'default:return false;'
   return (
-    `try{${plainObjectTest}let r=0;` +
+    `${plainObjectTest}let r=0;` +
     `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;const x=v[key];` +
     `switch(key){${cases.join('')}${fallback}}}` +
-    `return r===${required}}catch(error){return false}`
+    `return r===${required}`
   )
 }
 
@@ -245,11 +255,11 @@ function arrayBody(generator: Generator, node: ArrayNode): string {
   const element = node.items === undefined ? 'isJson(x)' : test(generator, node.items, 'x')
   const bounds = arrayBounds(node)
   return (
-    `try{if(${plainArrayCondition})return false;` +
+    `if(${plainArrayCondition})return false;` +
     `const n=v.length;${bounds !== '' ? `if(${bounds})return false;` : ''}` +
     `const p=v.__proto__===AP?AP:getPrototypeOf(v);${unique ? 'const e=[];' : ''}` +
     `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];if(!(${element}))return false;${unique ? 'e.push(x);' : ''}}` +
-    `return ${unique ? 'dup(e)===undefined' : 'true'}}catch(error){return false}`
+    `return ${unique ? 'dup(e)===undefined' : 'true'}`
   )
 }
 
@@ -268,6 +278,7 @@ function oneOfBody(generator: Generator, node: OneOfNode): string {
       `let t;if(typeof v==="object"&&v!==null){try{t=hop.call(v,${name})?v[${name}]:undefined}catch(error){t=undefined}}` +
       `if(t!==undefined){switch(t){${cases.join('')}default:return false}}`
   }
-  const counting = branches.map((branch, index) => (index === 0 ? `if(${branch}(v))m++;` : `if(${branch}(v)&&++m>1)return false;`)).join('')
+  // Each branch's throw is caught on its own (the branch does not match), as each closure branch does.
+  const counting = branches.map((branch, index) => `try{${index === 0 ? `if(${branch}(v))m++` : `if(${branch}(v)&&++m>1)return false`}}catch(error){}`).join('')
   return `${dispatch}let m=0;${counting}return m===1`
 }

@@ -452,6 +452,32 @@ describe('totality: it reports, never throws', () => {
     expect(compileParameters(server).is(hostile)).toBe(false)
   })
 
+  test('a oneOf branch whose read throws does not match, and the other branches are still counted', () => {
+    // Both branches accept `{ a: "x" }`, so a plain value matches two and is rejected. Here `a` throws on its first
+    // read (in the first branch, two functions below the oneOf) and reads "x" after: only the second branch matches.
+    const spec = defineValueSchema({
+      type: 'array',
+      items: {
+        oneOf: [
+          { type: 'object', additionalProperties: false, properties: { a: { type: 'object', additionalProperties: false, properties: { b: { type: 'string' } } } } },
+          { type: 'object', additionalProperties: true, properties: { a: { type: 'json' } } },
+        ],
+      },
+    })
+    const throwingOnce = () => {
+      let reads = 0
+      return {
+        get b(): string {
+          if (reads++ === 0) throw new Error('first read')
+          return 'x'
+        },
+      }
+    }
+    expect(compileValueSchema(spec, { cache: false }).is([{ a: { b: 'x' } }])).toBe(false)
+    expect(compileValueSchema(spec, { cache: false }).is([{ a: throwingOnce() }])).toBe(true)
+    expect(validateValue(spec, [{ a: throwingOnce() }]).ok).toBe(true)
+  })
+
   test('revoked proxies and proxies whose traps throw', () => {
     const { proxy, revoke } = Proxy.revocable({}, {})
     revoke()
