@@ -53,6 +53,11 @@ describe('firstViolation of the generated backend', () => {
     ['a duplicate among valid elements', { name: 'n', servers: [{ host: 'a', tags: ['x', 'y', 'x'] }] }, 'servers[0].tags', 'uniqueItems', 'must not contain duplicate items: [2] equals [0]'],
     ['a non-JSON extra key of an open object, deep inside it', { name: 'n', servers: [{ host: 'a', meta: { deep: [1, Number.NaN] } }] }, 'servers[0].meta.deep[1]', 'json', undefined],
     ['a oneOf that no branch matches', { name: 'n', servers: [{ host: 'a', action: { kind: 'go' } }] }, 'servers[0].action', 'oneOf', undefined],
+    ['two violations: the one at the earlier key, not the earlier declared', { name: 'n', servers: [{ port: 0, host: '' }] }, 'servers[0].port', 'minimum', 'must be at least 1, got 0'],
+    ['an undeclared key before a violation', { name: 'n', servers: [{ hots: 1, host: 'a', port: 0 }] }, 'servers[0].hots', 'additionalProperties', undefined],
+    ['a violation before an undeclared key', { name: 'n', servers: [{ port: 0, hots: 1, host: 'a' }] }, 'servers[0].port', 'minimum', undefined],
+    ['a missing required property after a violation', { name: 'n', servers: [{ tags: ['x', 'x'] }] }, 'servers[0].tags', 'uniqueItems', undefined],
+    ['a non-JSON extra at the root before a declared violation', { extra: Number.NaN, servers: 'none', name: 'n' }, 'extra', 'json', undefined],
     ['the arguments themselves', 'name=n', '', 'type', 'the arguments must be a JSON object; they arrived as a string ("name=n")'],
     ['an element that is not an object', { name: 'n', servers: [{ host: 'a' }, 7] }, 'servers[1]', 'type', 'expected an object, got the number 7'],
   ])('%s', (_, value, path, keyword, message) => {
@@ -97,6 +102,34 @@ describe('firstViolation of the generated backend', () => {
     }
     expect(validator.firstViolation(value)).toEqual({ path: 'servers[1].host', segments: ['servers', 1, 'host'], keyword: 'type', message: 'expected a string, got the number 2' })
     expect(inner).toEqual({ path: 'servers[0].port', segments: ['servers', 0, 'port'], keyword: 'type', message: 'expected an integer, got the string "p"' })
+  })
+
+  test('a throwing getter after an earlier violation: the earlier violation, as the closures report it', () => {
+    const [validator, closures] = both(servers)
+    const hostile = () => ({
+      name: 'n',
+      servers: [
+        {
+          port: 0,
+          get host(): unknown {
+            throw new Error('no host')
+          },
+        },
+      ],
+    })
+    const expected = { path: 'servers[0].port', segments: ['servers', 0, 'port'], keyword: 'minimum', message: 'must be at least 1, got 0' }
+    expect(closures.firstViolation(hostile())).toEqual(expected)
+    expect(validator.firstViolation(hostile())).toEqual(expected)
+    // The getter's key first: reading it is the first violation (where the closures say it threw).
+    const throwing = Object.defineProperty({}, 'host', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no host')
+      },
+    })
+    const throwingFirst = { name: 'n', servers: [Object.assign(throwing, { port: 0 })] }
+    expect(validator.firstViolation(throwingFirst)).toEqual(closures.firstViolation(throwingFirst))
+    expect(validator.firstViolation(throwingFirst)?.keyword).toBe('unreadable')
   })
 
   test('a failing scalar is described as it was read, not read again', () => {

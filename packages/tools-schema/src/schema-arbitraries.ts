@@ -148,12 +148,25 @@ export function objectFor(properties: Spec | undefined, open: boolean, depth: nu
     }),
   )
   const extras = fc.array(fc.tuple(fc.constantFrom(...keyPool, 'extra'), jsonValue), { maxLength: open ? 2 : 1 })
-  return fc.tuple(fc.tuple(...present), extras, fc.boolean()).map(([declared, extra, withExtras]) => {
-    const value: Record<string, unknown> = {}
-    for (const entry of declared) if (entry !== undefined) setKey(value, entry[0], entry[1])
-    if (withExtras) for (const [key, item] of extra) if (!Object.hasOwn(value, key)) setKey(value, key, item)
-    return value
-  })
+  return fc
+    .tuple(fc.tuple(...present), extras, fc.boolean())
+    .map(([declared, extra, withExtras]) => {
+      const chosen: (readonly [string, unknown])[] = []
+      const names = new Set<string>()
+      for (const entry of [...declared, ...(withExtras ? extra : [])]) {
+        if (entry === undefined || names.has(entry[0])) continue
+        names.add(entry[0])
+        chosen.push(entry)
+      }
+      return chosen
+    })
+    // Keys in any order: the first violation is the one at the earliest key, whatever order the spec declares.
+    .chain((chosen) => fc.shuffledSubarray(chosen, { minLength: chosen.length, maxLength: chosen.length }))
+    .map((chosen) => {
+      const value: Record<string, unknown> = {}
+      for (const [key, item] of chosen) setKey(value, key, item)
+      return value
+    })
 }
 
 function stripRequired(spec: Spec): Spec {
