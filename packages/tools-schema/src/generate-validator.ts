@@ -96,7 +96,15 @@ export interface Generator {
   readonly constants: unknown[]
   readonly functions: string[]
   readonly names: Map<SchemaNode, string>
+  /** Object and array nodes whose checks were written inline, inside the function of a node above them. */
+  readonly inlined: Set<SchemaNode>
 }
+
+/** How many object and array checks one generated function holds inline (the rest are calls). */
+const INLINE_BUDGET = 32
+/** How deep inline checks nest in one function (deeper ones are calls). */
+const INLINE_DEPTH = 8
+let budget = 0
 
 /** A value passed to the generated code as a constant: the expression (`k[3]`) that reads it. */
 export function constant(generator: Generator, value: unknown): string {
@@ -110,14 +118,16 @@ export function functionOf(generator: Generator, node: SchemaNode): string {
   if (known !== undefined) return known
   const name = `f${generator.names.size}`
   generator.names.set(node, name)
-  if (generator.names.size > MAX_GENERATED_NODES) throw tooLarge
+  if (generator.names.size + generator.inlined.size > MAX_GENERATED_NODES) throw tooLarge
   let body: string
+  const outer = budget
+  budget = INLINE_BUDGET
   switch (node.kind) {
     case 'object':
-      body = objectBody(generator, node)
+      body = `${objectStatements(generator, node, 'v', 0)}return true`
       break
     case 'array':
-      body = arrayBody(generator, node)
+      body = `${arrayStatements(generator, node, 'v', 0)}return true`
       break
     case 'oneOf':
       body = oneOfBody(generator, node)
@@ -125,6 +135,7 @@ export function functionOf(generator: Generator, node: SchemaNode): string {
     default:
       body = `return ${test(generator, node, 'v')}`
   }
+  budget = outer
   // A throw (a getter, a proxy trap, the stack running out) means "no match". Only the entry point and a oneOf
   // catch it: every other check is a conjunction, so a throw anywhere below gives the verdict `false` would give,
   // at the nearest catch, and a oneOf catches each branch's throw on its own (a branch that throws does not match;
@@ -186,21 +197,42 @@ function numberConstraintTests(constraints: Constraints, x: string): string[] {
   return parts
 }
 
-/** The plain-object test of `v`, with what to do when it fails (`return false` in the accept functions). */
-export const plainObjectCondition = `typeof v!=="object"||v===null||isArray(v)||(v.__proto__!==OP&&!isPlainPrototype(getPrototypeOf(v)))`
-const plainObjectTest = `if(${plainObjectCondition})return false;`
+/** The plain-object test of `v`, true when it fails (the locating walk writes what to do then). */
+export const plainObjectCondition = plainObjectConditionOf('v')
+
+function plainObjectConditionOf(v: string): string {
+  return `typeof ${v}!=="object"||${v}===null||isArray(${v})||(${v}.__proto__!==OP&&!isPlainPrototype(getPrototypeOf(${v})))`
+}
 
 /**
- * An object: every own enumerable key looked at once (`for…in`, inherited keys skipped), undeclared ones lossless
- * JSON (open) or a rejection (closed). With up to 30 declared properties the loop only marks which declared keys
- * are own (a bit each) and the values are then read by name, each once: V8 answers a load by a constant name
- * from the object's shape, where a load by the loop's key goes through the enumeration cache (closer to ajv's
- * code, about a tenth faster on objects in arrays). Only the verdict is answered here, so the order of the reads
- * does not matter; the locating walk keeps the order of the keys.
+ * The statements that check `x` against `node` and `return false` when it fails (falling through when it holds):
+ * an object's or an array's check written inline, the first time the node is met and while the function's budget
+ * lasts (one function then holds the whole check, which V8 optimizes as one unit: valid nested input took about a
+ * sixth longer through a call per object), otherwise a test or a call.
  */
-function objectBody(generator: Generator, node: ObjectNode): string {
+function checkOf(generator: Generator, node: SchemaNode, x: string, depth: number): string {
+  const inline = (node.kind === 'object' || node.kind === 'array') && depth < INLINE_DEPTH && budget > 0 && !generator.names.has(node) && !generator.inlined.has(node)
+  if (!inline) return `if(!(${test(generator, node, x)}))return false;`
+  budget--
+  generator.inlined.add(node)
+  if (generator.names.size + generator.inlined.size > MAX_GENERATED_NODES) throw tooLarge
+  return `{${node.kind === 'object' ? objectStatements(generator, node, x, depth) : arrayStatements(generator, node, x, depth)}}`
+}
+
+/**
+ * An object `v` (locals suffixed with `d`, the depth): every own enumerable key looked at once (`for…in`, inherited
+ * keys skipped), undeclared ones lossless JSON (open) or a rejection (closed). With up to 30 declared properties the
+ * loop only marks which declared keys are own (a bit each) and the values are then read by name, each once: V8
+ * answers a load by a constant name from the object's shape, where a load by the loop's key goes through the
+ * enumeration cache (closer to ajv's code, about a tenth faster on objects in arrays). Only the verdict is answered
+ * here, so the order of the reads does not matter; the locating walk keeps the order of the keys.
+ */
+function objectStatements(generator: Generator, node: ObjectNode, v: string, d: number): string {
   const { properties } = node
-  if (properties.length === 0 || properties.length > 30) return countingObjectBody(generator, node)
+  if (properties.length === 0 || properties.length > 30) return countingObjectStatements(generator, node, v, d)
+  const m = `m${d}`
+  const key = `key${d}`
+  const x = `x${d}`
   let required = 0
   const cases: string[] = []
   const reads: string[] = []
@@ -208,58 +240,66 @@ function objectBody(generator: Generator, node: ObjectNode): string {
     const bit = 1 << index
     if (property.required) required |= bit
     const name = stringLiteral(property.name)
-    cases.push(`case ${name}:m|=${bit};break;`)
+    cases.push(`case ${name}:${m}|=${bit};break;`)
     // A required property's bit is known to be set once the required mask has been checked: it needs no guard.
-    const check = `const x=v[${name}];if(!(${test(generator, property.node, 'x')}))return false`
-    reads.push(property.required ? `{${check}}` : `if(m&${bit}){${check}}`)
+    const check = `const ${x}=${v}[${name}];${checkOf(generator, property.node, x, d + 1)}`
+    reads.push(property.required ? `{${check}}` : `if(${m}&${bit}){${check}}`)
   })
-  const fallback = node.additionalProperties ? 'default:if(!isJson(v[key]))return false;' : 'default:return false;'
+  const fallback = node.additionalProperties ? `default:if(!isJson(${v}[${key}]))return false;` : 'default:return false;'
   return (
-    `${plainObjectTest}let m=0;` +
-    `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;` +
-    `switch(key){${cases.join('')}${fallback}}}` +
-    `if((m&${required})!==${required})return false;${reads.join('')}return true`
+    `if(${plainObjectConditionOf(v)})return false;let ${m}=0;` +
+    `for(const ${key} in ${v}){if(!Object.prototype.hasOwnProperty.call(${v},${key}))continue;` +
+    `switch(${key}){${cases.join('')}${fallback}}}` +
+    `if((${m}&${required})!==${required})return false;${reads.join('')}`
   )
 }
 
-/** {@link objectBody} for objects with no or many declared properties: values checked in the loop, required ones counted. */
-function countingObjectBody(generator: Generator, node: ObjectNode): string {
+/** {@link objectStatements} for objects with no or many declared properties: values checked in the loop, required ones counted. */
+function countingObjectStatements(generator: Generator, node: ObjectNode, v: string, d: number): string {
+  const r = `r${d}`
+  const key = `key${d}`
+  const x = `x${d}`
   let required = 0
   const cases = node.properties.map((property) => {
-    const count = property.required ? 'r++;' : ''
+    const count = property.required ? `${r}++;` : ''
     if (property.required) required++
-    return `case ${stringLiteral(property.name)}:if(!(${test(generator, property.node, 'x')}))return false;${count}break;`
+    return `case ${stringLiteral(property.name)}:{${checkOf(generator, property.node, x, d + 1)}}${count}break;`
   })
-  const fallback = node.additionalProperties ? 'default:if(!isJson(x))return false;' : 'default:return false;'
+  const fallback = node.additionalProperties ? `default:if(!isJson(${x}))return false;` : 'default:return false;'
   return (
-    `${plainObjectTest}let r=0;` +
-    `for(const key in v){if(!Object.prototype.hasOwnProperty.call(v,key))continue;const x=v[key];` +
-    `switch(key){${cases.join('')}${fallback}}}` +
-    `return r===${required}`
+    `if(${plainObjectConditionOf(v)})return false;let ${r}=0;` +
+    `for(const ${key} in ${v}){if(!Object.prototype.hasOwnProperty.call(${v},${key}))continue;const ${x}=${v}[${key}];` +
+    `switch(${key}){${cases.join('')}${fallback}}}` +
+    `if(${r}!==${required})return false;`
   )
 }
 
 /** The plain-array test of `v` (true when `v` is not one). */
-export const plainArrayCondition = `!isArray(v)||(v.__proto__!==AP&&!isPlainArrayPrototype(getPrototypeOf(v)))`
+export const plainArrayCondition = plainArrayConditionOf('v')
 
-/** An array's length bounds, as a condition true when they fail, or `''` when it has none. */
-export function arrayBounds(node: ArrayNode): string {
-  const minItems = node.constraints?.minItems
-  const maxItems = node.constraints?.maxItems
-  return [minItems !== undefined && minItems > 0 ? `n<${minItems}` : '', maxItems !== undefined ? `n>${maxItems}` : ''].filter(Boolean).join('||')
+function plainArrayConditionOf(v: string): string {
+  return `!isArray(${v})||(${v}.__proto__!==AP&&!isPlainArrayPrototype(getPrototypeOf(${v})))`
 }
 
-/** An array: a plain array, its length within bounds, every element read as an own property, then duplicates. */
-function arrayBody(generator: Generator, node: ArrayNode): string {
+/** An array's length bounds (its length in `n`), as a condition true when they fail, or `''` when it has none. */
+export function arrayBounds(node: ArrayNode, n = 'n'): string {
+  const minItems = node.constraints?.minItems
+  const maxItems = node.constraints?.maxItems
+  return [minItems !== undefined && minItems > 0 ? `${n}<${minItems}` : '', maxItems !== undefined ? `${n}>${maxItems}` : ''].filter(Boolean).join('||')
+}
+
+/** An array `v`: a plain array, its length within bounds, every element read as an own property, then duplicates. */
+function arrayStatements(generator: Generator, node: ArrayNode, v: string, d: number): string {
   const unique = node.constraints?.uniqueItems === true
-  const element = node.items === undefined ? 'isJson(x)' : test(generator, node.items, 'x')
-  const bounds = arrayBounds(node)
+  const [n, p, e, i, x] = [`n${d}`, `p${d}`, `e${d}`, `i${d}`, `x${d}`]
+  const element = node.items === undefined ? `if(!isJson(${x}))return false;` : checkOf(generator, node.items, x, d + 1)
+  const bounds = arrayBounds(node, n)
   return (
-    `if(${plainArrayCondition})return false;` +
-    `const n=v.length;${bounds !== '' ? `if(${bounds})return false;` : ''}` +
-    `const p=v.__proto__===AP?AP:getPrototypeOf(v);${unique ? 'const e=[];' : ''}` +
-    `for(let i=0;i<n;i++){const x=i in p&&!hop.call(v,i)?undefined:v[i];if(!(${element}))return false;${unique ? 'e.push(x);' : ''}}` +
-    `return ${unique ? 'dup(e)===undefined' : 'true'}`
+    `if(${plainArrayConditionOf(v)})return false;` +
+    `const ${n}=${v}.length;${bounds !== '' ? `if(${bounds})return false;` : ''}` +
+    `const ${p}=${v}.__proto__===AP?AP:getPrototypeOf(${v});${unique ? `const ${e}=[];` : ''}` +
+    `for(let ${i}=0;${i}<${n};${i}++){const ${x}=${i} in ${p}&&!hop.call(${v},${i})?undefined:${v}[${i}];{${element}}${unique ? `${e}.push(${x});` : ''}}` +
+    (unique ? `if(dup(${e})!==undefined)return false;` : '')
   )
 }
 

@@ -54,6 +54,58 @@ describe('choosing the backend', () => {
   })
 })
 
+describe('checks written inline and checks called', () => {
+  // The generated accept function writes an object's or an array's check inline where the node is first met
+  // (within a budget and a depth), and calls a function elsewhere: the verdicts must not depend on which.
+  function agree(spec: ValueSchemaSpec, values: readonly unknown[]): boolean[] {
+    const generated = compileValueSchema(spec, { backend: 'auto', cache: false })
+    const closures = compileValueSchema(spec, { backend: 'closures', cache: false })
+    expect(generated.backend).toBe('generated')
+    return values.map((value) => {
+      expect(generated.firstViolation(value)).toEqual(closures.firstViolation(value))
+      expect(generated.is(value)).toBe(closures.is(value))
+      return generated.is(value)
+    })
+  }
+
+  test('objects nested twelve levels deep (past the inline depth)', () => {
+    let spec: ValueSchemaSpec = { type: 'object', additionalProperties: false, properties: { leaf: { type: 'integer', required: true } } }
+    let valid: unknown = { leaf: 1 }
+    let invalid: unknown = { leaf: 'x' }
+    for (let depth = 0; depth < 12; depth++) {
+      spec = { type: 'object', additionalProperties: false, properties: { next: { ...spec, required: true }, tags: { type: 'array', items: { type: 'string' } } } }
+      valid = { next: valid, tags: ['a'] }
+      invalid = { next: invalid }
+    }
+    expect(agree(spec, [valid, invalid, { next: valid, tags: [1] }])).toEqual([true, false, false])
+  })
+
+  test('forty object-valued properties (past the inline budget)', () => {
+    const properties: Record<string, ValueSchemaSpec> = {}
+    const valid: Record<string, unknown> = {}
+    for (let index = 0; index < 40; index++) {
+      properties[`p${index}`] = { type: 'object', additionalProperties: false, properties: { n: { type: 'integer', required: true } } }
+      valid[`p${index}`] = { n: index }
+    }
+    const spec: ValueSchemaSpec = { type: 'object', additionalProperties: false, properties }
+    expect(agree(spec, [valid, { ...valid, p0: { n: 'x' } }, { ...valid, p39: { n: 'x' } }, { ...valid, p39: {} }])).toEqual([true, false, false, false])
+  })
+
+  test('one node under two properties and in an array: inline at the first, called at the others', () => {
+    const point: ValueSchemaSpec = { type: 'object', additionalProperties: false, properties: { x: { type: 'number', required: true } } }
+    const spec: ValueSchemaSpec = { type: 'object', additionalProperties: false, properties: { from: point, to: point, path: { type: 'array', items: point } } }
+    const good = { x: 1 }
+    expect(
+      agree(spec, [
+        { from: good, to: good, path: [good, good] },
+        { from: { x: 'a' }, to: good },
+        { from: good, to: { x: 'a' } },
+        { from: good, path: [good, { y: 1 }] },
+      ]),
+    ).toEqual([true, false, false, false])
+  })
+})
+
 describe('a host that forbids code generation', () => {
   afterEach(() => {
     vi.unstubAllGlobals()
