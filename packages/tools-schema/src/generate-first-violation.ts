@@ -214,7 +214,7 @@ let sourceCount = 0
  */
 export function generateValidator(node: SchemaNode, rootCheck: Check): GeneratedValidator | undefined {
   if (!codeGenerationAllowed()) return undefined
-  const generator: Generator = { root: node, constants: [], functions: [], names: new Map(), inlined: new Set() }
+  const generator: Generator = { root: node, constants: [], functions: [], names: new Map(), inlined: new Set(), budget: 0 }
   const locating: Locating = { generator, names: new Map(), root: node, rootCheck }
   let accept: string
   let locate: string

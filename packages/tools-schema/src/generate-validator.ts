@@ -98,13 +98,19 @@ export interface Generator {
   readonly names: Map<SchemaNode, string>
   /** Object and array nodes whose checks were written inline, inside the function of a node above them. */
   readonly inlined: Set<SchemaNode>
+  /** How many more checks the function being written may hold inline. */
+  budget: number
 }
 
 /** How many object and array checks one generated function holds inline (the rest are calls). */
 const INLINE_BUDGET = 32
 /** How deep inline checks nest in one function (deeper ones are calls). */
 const INLINE_DEPTH = 8
-let budget = 0
+
+/** Counts one more node written (a function or an inline check): past `MAX_GENERATED_NODES`, the schema gets closures. */
+function countNode(generator: Generator): void {
+  if (generator.names.size + generator.inlined.size > MAX_GENERATED_NODES) throw tooLarge
+}
 
 /** A value passed to the generated code as a constant: the expression (`k[3]`) that reads it. */
 export function constant(generator: Generator, value: unknown): string {
@@ -118,10 +124,10 @@ export function functionOf(generator: Generator, node: SchemaNode): string {
   if (known !== undefined) return known
   const name = `f${generator.names.size}`
   generator.names.set(node, name)
-  if (generator.names.size + generator.inlined.size > MAX_GENERATED_NODES) throw tooLarge
+  countNode(generator)
   let body: string
-  const outer = budget
-  budget = INLINE_BUDGET
+  const outer = generator.budget
+  generator.budget = INLINE_BUDGET
   switch (node.kind) {
     case 'object':
       body = `${objectStatements(generator, node, 'v', 0)}return true`
@@ -135,7 +141,7 @@ export function functionOf(generator: Generator, node: SchemaNode): string {
     default:
       body = `return ${test(generator, node, 'v')}`
   }
-  budget = outer
+  generator.budget = outer
   // A throw (a getter, a proxy trap, the stack running out) means "no match". Only the entry point and a oneOf
   // catch it: every other check is a conjunction, so a throw anywhere below gives the verdict `false` would give,
   // at the nearest catch, and a oneOf catches each branch's throw on its own (a branch that throws does not match;
@@ -211,11 +217,11 @@ function plainObjectConditionOf(v: string): string {
  * sixth longer through a call per object), otherwise a test or a call.
  */
 function checkOf(generator: Generator, node: SchemaNode, x: string, depth: number): string {
-  const inline = (node.kind === 'object' || node.kind === 'array') && depth < INLINE_DEPTH && budget > 0 && !generator.names.has(node) && !generator.inlined.has(node)
+  const inline = (node.kind === 'object' || node.kind === 'array') && depth < INLINE_DEPTH && generator.budget > 0 && !generator.names.has(node) && !generator.inlined.has(node)
   if (!inline) return `if(!(${test(generator, node, x)}))return false;`
-  budget--
+  generator.budget--
   generator.inlined.add(node)
-  if (generator.names.size + generator.inlined.size > MAX_GENERATED_NODES) throw tooLarge
+  countNode(generator)
   return `{${node.kind === 'object' ? objectStatements(generator, node, x, depth) : arrayStatements(generator, node, x, depth)}}`
 }
 
@@ -263,7 +269,7 @@ function countingObjectStatements(generator: Generator, node: ObjectNode, v: str
   const cases = node.properties.map((property) => {
     const count = property.required ? `${r}++;` : ''
     if (property.required) required++
-    return `case ${stringLiteral(property.name)}:{${checkOf(generator, property.node, x, d + 1)}}${count}break;`
+    return `case ${stringLiteral(property.name)}:${checkOf(generator, property.node, x, d + 1)}${count}break;`
   })
   const fallback = node.additionalProperties ? `default:if(!isJson(${x}))return false;` : 'default:return false;'
   return (
@@ -298,7 +304,7 @@ function arrayStatements(generator: Generator, node: ArrayNode, v: string, d: nu
     `if(${plainArrayConditionOf(v)})return false;` +
     `const ${n}=${v}.length;${bounds !== '' ? `if(${bounds})return false;` : ''}` +
     `const ${p}=${v}.__proto__===AP?AP:getPrototypeOf(${v});${unique ? `const ${e}=[];` : ''}` +
-    `for(let ${i}=0;${i}<${n};${i}++){const ${x}=${i} in ${p}&&!hop.call(${v},${i})?undefined:${v}[${i}];{${element}}${unique ? `${e}.push(${x});` : ''}}` +
+    `for(let ${i}=0;${i}<${n};${i}++){const ${x}=${i} in ${p}&&!hop.call(${v},${i})?undefined:${v}[${i}];${element}${unique ? `${e}.push(${x});` : ''}}` +
     (unique ? `if(dup(${e})!==undefined)return false;` : '')
   )
 }
