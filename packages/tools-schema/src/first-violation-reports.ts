@@ -21,14 +21,14 @@ import { changedWhileReading, expectedText, kindCode, leafMatches, nonJsonMessag
 import type { Violation, ViolationKeyword } from './violation.js'
 
 /**
- * A violation on its way up: `segments` innermost first and `path` the pieces so far (`.name[3]`), both completed
- * as the walk unwinds and finished by {@link finish}. `null` where the node that failed, read again by its closure
- * check, found nothing (a getter or proxy that answers differently): the caller then walks the whole value with the
- * closures.
+ * A violation on its way up: `segments` outermost first and `path` its text (`.name[3]`), both relative to the value
+ * of the locating function that returned it, and completed by the callers above (see {@link within}). `null` where
+ * the node that failed, read again by its closure check, found nothing (a getter or proxy that answers
+ * differently): the caller then walks the whole value with the closures.
  */
 export interface Pending {
   path: string
-  /** `null` until the first segment is added (most paths have one or two). */
+  /** `null` while the violation is at the value itself (no segment yet). */
   segments: JsonPathSegment[] | null
   keyword: ViolationKeyword
   message: string
@@ -39,13 +39,20 @@ function at(keyword: ViolationKeyword, message: string): Pending {
   return { path: '', segments: null, keyword, message }
 }
 
-/** Adds a path segment to a violation found below, as the walk unwinds. */
-export function under(pending: Pending | null, segment: JsonPathSegment, piece: string): Pending | null {
+/**
+ * Puts a violation found at or below a place under that place: `segments` and `path` lead from the locating
+ * function's value to it (the generated code writes both out where the violation is found).
+ */
+export function within(pending: Pending | null, segments: JsonPathSegment[], path: string): Pending | null {
   if (pending === null) return null
-  const segments = pending.segments
-  if (segments === null) pending.segments = [segment]
-  else segments.push(segment)
-  pending.path = piece + pending.path
+  const inner = pending.segments
+  if (inner === null) {
+    pending.segments = segments
+    pending.path = path
+  } else {
+    pending.segments = segments.concat(inner)
+    pending.path = path + pending.path
+  }
   return pending
 }
 
@@ -104,7 +111,7 @@ export function nonJson(value: unknown): Pending {
   const snapshot = snapshotJson(value)
   if (snapshot.ok) return at('unreadable', changedWhileReading)
   const { segments } = snapshot.error
-  return { path: segments.map(pathPiece).join(''), segments: segments.slice().reverse(), keyword: 'json', message: nonJsonMessage(snapshot.error) }
+  return { path: segments.map(pathPiece).join(''), segments: segments.slice(), keyword: 'json', message: nonJsonMessage(snapshot.error) }
 }
 
 /**
@@ -118,7 +125,7 @@ export function propertyPiece(name: string, root: boolean): string {
 
 /** An undeclared key of an open object whose value is not lossless JSON (`root`: see {@link propertyPiece}). */
 export function nonJsonExtra(key: string, value: unknown, root: boolean): Pending | null {
-  return under(nonJson(value), key, propertyPiece(key, root))
+  return within(nonJson(value), [key], propertyPiece(key, root))
 }
 
 /** A key a closed object does not declare (`message` is the object's `additionalPropertyMessage`). */
@@ -210,19 +217,16 @@ export function fromCheck(check: Check): Reporter {
     // Never `list[0]` of an empty list: that would read a polluted `Object.prototype[0]`.
     if (sink.list.length === 0) return null
     const { text, reversed, keyword, message } = sink.list[0] as (typeof sink.list)[number]
-    return { path: text, segments: reversed, keyword, message }
+    return { path: text, segments: reversed.slice().reverse(), keyword, message }
   }
 }
 
 /**
- * The finished violation: the segments outermost first, and the path shown without a leading `.` when `trim` (a
- * walk from an object or array root writes its first piece without one: reading the path's first character here
- * would flatten the whole string).
+ * The finished violation: the path shown without a leading `.` when `trim` (a walk from an object or array root
+ * writes its first piece without one: reading the path's first character here would flatten the whole string).
  */
 export function finish(pending: Pending, trim: boolean): Violation {
   if (trim) pending.path = shown(pending.path)
-  const segments = pending.segments
-  if (segments === null) pending.segments = []
-  else if (segments.length > 1) segments.reverse()
+  if (pending.segments === null) pending.segments = []
   return pending as Violation
 }

@@ -78,7 +78,7 @@ describe('firstViolation of the generated backend', () => {
   })
 
   test('hostile property names reach the path as data, never as code', () => {
-    const names = ['"]);process.exit(1);//', 'constructor', 'toString', 'a\u2028b\u2029c', '`${x}`', '\\', '']
+    const names = ['"]);process.exit(1);//', 'constructor', '__proto__', 'toString', 'a\u2028b\u2029c', '`${x}`', '\\', '']
     for (const name of names) {
       const spec = { [name]: { type: 'object', additionalProperties: false, properties: { [name]: { type: 'integer', required: true } } } } as ParameterSchemaSpec
       const [validator, closures] = both(spec)
@@ -205,6 +205,99 @@ describe('firstViolation of the generated backend', () => {
     const closures = compileValueSchema(spec as unknown as ValueSchemaSpec, { cache: false, backend: 'closures' })
     expect(validator.firstViolation(value)?.path).toBe(path)
     expect(validator.firstViolation(value)).toEqual(closures.firstViolation(value))
+  })
+
+  // Objects and arrays are walked inline, inside the function of the node above them, down to eight levels and up
+  // to 32 walks per function; the rest are calls. Each kind of violation, found inline at depth and past the depth
+  // (where a call's answer gets the path above it), carries its whole path.
+  const leafSpec = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      n: { type: 'integer', required: true, minimum: 1 },
+      tags: { type: 'array', uniqueItems: true, maxItems: 2, items: { type: 'string' } },
+      open: { type: 'object', additionalProperties: true, properties: {} },
+      any: { type: 'json' },
+      pick: { oneOf: [{ type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'a', required: true } } }, { type: 'string' }] },
+      act: {
+        oneOf: [
+          { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'stop', required: true } } },
+          { type: 'object', additionalProperties: false, properties: { kind: { type: 'string', const: 'go', required: true }, at: { type: 'array', required: true, items: { type: 'integer' } } } },
+        ],
+      },
+    },
+  } as const satisfies ValueSchemaSpec
+  function nestedIn(levels: number): ValueSchemaSpec {
+    let spec: ValueSchemaSpec = leafSpec
+    for (let level = 0; level < levels; level++) spec = { type: 'object', additionalProperties: false, properties: { next: { type: 'array', required: true, items: spec } } }
+    return spec
+  }
+  /** `leaf` at the end of `next[1]` links, beside a valid sibling at each level. */
+  function valueIn(levels: number, leaf: unknown): unknown {
+    let value = leaf
+    let sibling: unknown = { n: 1 }
+    for (let level = 0; level < levels; level++) {
+      value = { next: [sibling, value] }
+      sibling = { next: [sibling] }
+    }
+    return value
+  }
+  const throwing = (name: string, base: object = { n: 1 }) =>
+    Object.defineProperty(base, name, {
+      enumerable: true,
+      get: () => {
+        throw new Error(`no ${name}`)
+      },
+    })
+  const leafCases: [string, unknown, string, string][] = [
+    ['a scalar', { n: 0 }, '.n', 'minimum'],
+    ['a missing property', {}, '.n', 'required'],
+    ['an undeclared key', { n: 1, 'odd key': 1 }, '["odd key"]', 'additionalProperties'],
+    ['an array length', { n: 1, tags: ['a', 'b', 'c'] }, '.tags', 'maxItems'],
+    ['a duplicate', { n: 1, tags: ['a', 'a'] }, '.tags', 'uniqueItems'],
+    ['an element', { n: 1, tags: ['a', 2] }, '.tags[1]', 'type'],
+    ['a non-JSON undeclared value, with the path inside it', { n: 1, open: { a: [1, Number.NaN] } }, '.open.a[1]', 'json'],
+    ['a non-JSON json value, with the path inside it', { n: 1, any: { b: [undefined] } }, '.any.b[0]', 'json'],
+    ['a oneOf', { n: 1, pick: { kind: 'b' } }, '.pick', 'oneOf'],
+    ['a tagged oneOf whose branch fails', { n: 1, act: { kind: 'go', at: [1, 'x'] } }, '.act', 'oneOf'],
+    ['a tagged oneOf whose tag is unknown', { n: 1, act: { kind: 'fly' } }, '.act', 'oneOf'],
+    ['a tagged oneOf whose branch throws', { n: 1, act: throwing('at', { kind: 'go' }) }, '.act', 'oneOf'],
+    ['a value that is not an object', 'leaf', '', 'type'],
+    ['a throwing getter', throwing('n'), '', 'unreadable'],
+    ['a throwing getter one level down', { n: 1, open: throwing('x') }, '.open', 'unreadable'],
+  ]
+  describe.each([1, 3, 9])('inside inline walks and past them (%i levels of arrays of objects)', (levels) => {
+    const validator = compileValueSchema(nestedIn(levels), { cache: false })
+    const closures = compileValueSchema(nestedIn(levels), { cache: false, backend: 'closures' })
+    const above = Array.from({ length: levels }, () => '.next[1]').join('').slice(1)
+    test.each(leafCases)('%s', (_, leaf, below, keyword) => {
+      const found = validator.firstViolation(valueIn(levels, leaf))
+      expect(found).toEqual(closures.firstViolation(valueIn(levels, leaf)))
+      expect(found?.path).toBe(above + below)
+      expect(found?.keyword).toBe(keyword)
+      expect(found?.segments).toEqual([...Array.from({ length: levels }, () => ['next', 1]).flat(), ...(below.match(/[a-z]+|\d+|"[^"]+"/g) ?? []).map((piece) => (/^\d+$/.test(piece) ? Number(piece) : piece.replace(/"/g, '')))])
+    })
+    test('a tagged oneOf names the closest branch and the path inside it', () => {
+      expect(validator.firstViolation(valueIn(levels, { n: 1, act: { kind: 'go', at: [1, 'x'] } }))?.message).toBe(
+        'matches none of the 2 allowed shapes; the closest is shape 2 (kind "go"): at[1]: expected an integer, got the string "x"',
+      )
+      expect(validator.firstViolation(valueIn(levels, { n: 1, act: throwing('at', { kind: 'go' }) }))?.message).toMatch(/^matches none of the 2 allowed shapes; the closest is shape 2 \(kind "go"\): .*no at/)
+    })
+    test('a throwing array at the level above the leaf', () => {
+      const value = valueIn(levels, { n: 1 }) as { next: unknown[] }
+      let parent = value
+      for (let level = 1; level < levels; level++) parent = parent.next[1] as { next: unknown[] }
+      parent.next = new Proxy(parent.next, {
+        get(target, key, receiver) {
+          if (key === '1') throw new Error('no element')
+          return Reflect.get(target, key, receiver) as unknown
+        },
+      })
+      const found = validator.firstViolation(value)
+      expect(found).toEqual(closures.firstViolation(value))
+      expect(found?.keyword).toBe('unreadable')
+      expect(found?.path).toBe(above.slice(0, -3))
+    })
   })
 
   test('a oneOf chosen by its tag names the closest branch and its first problem, as the closures do', () => {

@@ -204,9 +204,7 @@ function numberConstraintTests(constraints: Constraints, x: string): string[] {
 }
 
 /** The plain-object test of `v`, true when it fails (the locating walk writes what to do then). */
-export const plainObjectCondition = plainObjectConditionOf('v')
-
-function plainObjectConditionOf(v: string): string {
+export function plainObjectConditionOf(v: string): string {
   return `typeof ${v}!=="object"||${v}===null||isArray(${v})||(${v}.__proto__!==OP&&!isPlainPrototype(getPrototypeOf(${v})))`
 }
 
@@ -281,9 +279,7 @@ function countingObjectStatements(generator: Generator, node: ObjectNode, v: str
 }
 
 /** The plain-array test of `v` (true when `v` is not one). */
-export const plainArrayCondition = plainArrayConditionOf('v')
-
-function plainArrayConditionOf(v: string): string {
+export function plainArrayConditionOf(v: string): string {
   return `!isArray(${v})||(${v}.__proto__!==AP&&!isPlainArrayPrototype(getPrototypeOf(${v})))`
 }
 
