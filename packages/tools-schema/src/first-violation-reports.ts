@@ -1,7 +1,7 @@
 // What the generated first-violation walk (generate-first-violation.ts) returns where it stops. Each failing node
 // states its own violation, with the messages both backends build from the same functions (validation-sink.ts,
-// constraints.ts, compile-validator.ts), as a fresh `Violation` whose path is then completed segment by segment as
-// the walk unwinds. Only what cannot be stated from one node alone (a oneOf without a usable tag, which ranks all
+// constraints.ts, compile-validator.ts), as a fresh `Violation` whose path the generated code then writes in (or,
+// past a call, completes with the path above it: `within`). Only what cannot be stated from one node alone (a oneOf without a usable tag, which ranks all
 // of its branches) is recorded by the node's closure check instead (`fromCheck`).
 import type { JsonPathSegment, JsonPrimitive } from '@dsh/tools-core'
 import { snapshotJson } from '@dsh/tools-core'
@@ -18,7 +18,7 @@ import { describeValue, literal, literalList } from './describe-value.js'
 import type { ScalarNode } from './schema-node.js'
 import { constMessage, enumMessage, expectation, pathPiece, Sink, typeMessage, unreadableMessage, type Check, type Expectation } from './validation-sink.js'
 import { changedWhileReading, expectedText, kindCode, leafMatches, nonJsonMessage, STRING } from './value-rules.js'
-import type { Violation, ViolationKeyword } from './violation.js'
+import type { ViolationKeyword } from './violation.js'
 
 /**
  * A violation on its way up: `segments` outermost first and `path` its text (`.name[3]`), both relative to the value
@@ -219,14 +219,4 @@ export function fromCheck(check: Check): Reporter {
     const { text, reversed, keyword, message } = sink.list[0] as (typeof sink.list)[number]
     return { path: text, segments: reversed.slice().reverse(), keyword, message }
   }
-}
-
-/**
- * The finished violation: the path shown without a leading `.` when `trim` (a walk from an object or array root
- * writes its first piece without one: reading the path's first character here would flatten the whole string).
- */
-export function finish(pending: Pending, trim: boolean): Violation {
-  if (trim) pending.path = shown(pending.path)
-  if (pending.segments === null) pending.segments = []
-  return pending as Violation
 }

@@ -16,7 +16,6 @@ import {
   closestReporter,
   duplicate,
   extraKey,
-  finish,
   fromCheck,
   missingReporter,
   nonJson,
@@ -52,15 +51,12 @@ import type { Check } from './validation-sink.js'
 import { describeShape, discriminatorOf } from './value-rules.js'
 import type { Violation } from './violation.js'
 
-/** A locating walk: `undefined` when the value matches; otherwise its first violation (`null`: see {@link Pending}). */
-export type Locate = (value: unknown) => Pending | null | undefined
-
 /**
- * The first violation of a value, found by the locating walk: `undefined` when the value matches, `null` when the
- * walk found nothing where a check failed (a getter or proxy that answers differently: the caller then walks the
- * whole value with the closures). Never throws.
+ * The first violation of a value, or `undefined` when it matches. Never throws. The generated one is a function of
+ * the schema's own source, which calls no shared code on the way to its answer except the reporters (see
+ * `generateValidator`).
  */
-export type FirstViolation = (value: unknown) => Violation | undefined | null
+export type FirstViolation = (value: unknown) => Violation | undefined
 
 /** A schema's generated code: the accept-only check and the first-violation path. */
 export interface GeneratedValidator {
@@ -292,11 +288,13 @@ function checkOf(locating: Locating, node: SchemaNode): Check {
 let sourceCount = 0
 
 /**
- * Generates the accept-only check and the locating walk of `node` (whose closure check is `rootCheck`), or
+ * Generates the accept-only check and the first-violation path of `node` (whose closure check is `rootCheck`), or
  * `undefined` when the host forbids code generation or the schema has more than `MAX_GENERATED_NODES` distinct
- * nodes (the caller then uses the closures).
+ * nodes (the caller then uses the closures). `closures` answers where the locating walk cannot: where the node that
+ * failed, read again, found nothing (a getter or proxy that answers differently), or where the engine's own limits
+ * stopped the walk.
  */
-export function generateValidator(node: SchemaNode, rootCheck: Check): GeneratedValidator | undefined {
+export function generateValidator(node: SchemaNode, rootCheck: Check, closures: FirstViolation): GeneratedValidator | undefined {
   if (!codeGenerationAllowed()) return undefined
   const generator: Generator = { root: node, constants: [], functions: [], names: new Map(), inlined: new Set(), budget: 0 }
   const locating: Locating = { generator, names: new Map(), inlined: new Set(), root: node, rootCheck, budget: 0 }
@@ -307,31 +305,29 @@ export function generateValidator(node: SchemaNode, rootCheck: Check): Generated
     if (node.kind === 'object' || node.kind === 'array' || node.kind === 'oneOf') locate = locatorOf(locating, node)
     else {
       locate = 'g'
-      generator.functions.push(`function g(v){${locateStatements(locating, node, 'v', { segments: [], pieces: [], first: true }, 0)}return undefined}`)
+      generator.functions.push(`function g(v){${locateStatements(locating, node, 'v', origin(true), 0)}return undefined}`)
     }
   } catch (error) {
     if (error === tooLarge) return undefined
     throw error
   }
+  // The entry point is written into the source too, with the finishing of the violation: a wrapper shared by every
+  // schema sees every schema's walk and violations, and in a process holding many schemas the bench's first
+  // violations then ran at two to seven times their time (a validator compiled by a module instance of its own, so
+  // that no code on its path was shared, did not). A walk from an object or array root writes its first piece
+  // without a dot; any other root's path is shown without its leading one (reading its first character flattens
+  // the string, so only there).
+  const fallback = constant(generator, closures)
+  const trim = node.kind === 'object' || node.kind === 'array' ? '' : 'if(p.path.charCodeAt(0)===46)p.path=p.path.slice(1);'
+  generator.functions.push(
+    `function F(v){let p;try{p=${locate}(v)}catch(error){return ${fallback}(v)}` +
+      `if(p===undefined)return undefined;if(p===null)return ${fallback}(v);${trim}if(p.segments===null)p.segments=[];return p}`,
+  )
   // Each source is made unique (its number, in a trailing comment), so that V8 never hands two schemas with the
   // same shape the same compiled script: functions of a script created more than once are optimized without
   // knowing their helpers (the unpacked `h`), and valid nested input then took about a fifth longer.
-  const source = `${prelude}${locatorPrelude}${generator.functions.join('\n')}\nreturn[${accept},${locate}]\n//${++sourceCount}`
-  const factory = new Function('k', 'h', 'r', source) as (constants: unknown[], host: typeof helpers, locator: typeof locatorHelpers) => [Accept, Locate]
-  const [acceptFunction, locateFunction] = factory(generator.constants, helpers, locatorHelpers)
-  return { accept: acceptFunction, firstViolation: firstViolationWith(locateFunction, node.kind !== 'object' && node.kind !== 'array') }
-}
-
-/** `firstViolation` over a locating walk: the violation it returns, finished (see `finish` for `trim`). */
-function firstViolationWith(locate: Locate, trim: boolean): FirstViolation {
-  return (value) => {
-    let pending: Pending | null | undefined
-    try {
-      pending = locate(value)
-    } catch {
-      // Only through the engine's own limits (the walk catches what reading throws): the closures report it.
-      return null
-    }
-    return pending === undefined || pending === null ? pending : finish(pending, trim)
-  }
+  const source = `${prelude}${locatorPrelude}${generator.functions.join('\n')}\nreturn[${accept},F]\n//${++sourceCount}`
+  const factory = new Function('k', 'h', 'r', source) as (constants: unknown[], host: typeof helpers, locator: typeof locatorHelpers) => [Accept, FirstViolation]
+  const [acceptFunction, firstViolation] = factory(generator.constants, helpers, locatorHelpers)
+  return { accept: acceptFunction, firstViolation }
 }

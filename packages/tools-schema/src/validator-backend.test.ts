@@ -68,6 +68,24 @@ describe('checks written inline and checks called', () => {
     })
   }
 
+  test('is and firstViolation are own functions of each validator, answering alike when called detached', () => {
+    const spec: ValueSchemaSpec = { type: 'object', additionalProperties: false, properties: { n: { type: 'integer', required: true } } }
+    const generated = compileValueSchema(spec, { backend: 'auto', cache: false })
+    const closures = compileValueSchema(spec, { backend: 'closures', cache: false })
+    for (const validator of [generated, closures]) {
+      expect(Object.hasOwn(validator, 'is')).toBe(true)
+      expect(Object.hasOwn(validator, 'firstViolation')).toBe(true)
+      const { is, firstViolation } = validator
+      expect(is({ n: 1 })).toBe(true)
+      expect(firstViolation({ n: 'x' })).toEqual({ path: 'n', segments: ['n'], keyword: 'type', message: 'expected an integer, got the string "x"' })
+      expect(firstViolation({ n: 1 })).toBeUndefined()
+    }
+    // Two validators of the same schema have functions of their own (generated code of their own).
+    const again = compileValueSchema(spec, { backend: 'auto', cache: false })
+    expect(again.firstViolation).not.toBe(generated.firstViolation)
+    expect(again.is).not.toBe(generated.is)
+  })
+
   test('objects nested twelve levels deep (past the inline depth)', () => {
     let spec: ValueSchemaSpec = { type: 'object', additionalProperties: false, properties: { leaf: { type: 'integer', required: true } } }
     let valid: unknown = { leaf: 1 }

@@ -2,7 +2,7 @@
 import { compileArguments, compileNode } from './compile-validator.js'
 import { generateValidator } from './generate-first-violation.js'
 import type { SchemaNode } from './schema-node.js'
-import { createValidator, type Validator } from './validator.js'
+import { closureFirstViolation, createValidator, type Validator } from './validator.js'
 
 /**
  * How validators are compiled. `'generated'`: one JavaScript function per schema (`new Function`), the fastest;
@@ -51,7 +51,7 @@ export function validatorFor(node: SchemaNode, choice: ValidatorBackendChoice = 
   let validator = cache.get(node)
   if (validator === undefined) {
     const check = node.kind === 'object' && node.implicit ? compileArguments(node) : compileNode(node)
-    validator = createValidator(check, choice === 'auto' ? generateValidator(node, check) : undefined)
+    validator = createValidator(check, choice === 'auto' ? generateValidator(node, check, closureFirstViolation(check)) : undefined)
     cache.set(node, validator)
   }
   return validator

@@ -59,22 +59,34 @@ function run(check: Check, value: unknown, sink: Sink): void {
   if (!ok && sink.count === 0) sink.add('unreadable', changedWhileReading)
 }
 
+/**
+ * The first violation as the closure walk records it (the closure backend's `firstViolation`, and the generated
+ * one's answer where its locating walk cannot give one).
+ */
+export function closureFirstViolation(check: Check): FirstViolation {
+  return (value) => {
+    const sink = new Sink(1, 1)
+    run(check, value, sink)
+    return firstOf(sink.violations())
+  }
+}
+
 class CompiledValidator<T> implements Validator<T> {
   readonly backend: ValidatorBackend
   /**
-   * An own property rather than a method: with generated code it is the generated function itself, so a call goes
-   * straight into the schema's own code.
+   * Own properties rather than methods: with generated code they are the schema's generated functions themselves,
+   * so a call goes straight into the schema's own code (a method shared by every validator sees every schema's
+   * functions and values).
    */
   readonly is: (value: unknown) => value is T
-
-  private readonly first: FirstViolation | undefined
+  readonly firstViolation: (value: unknown) => Violation | undefined
 
   constructor(
     private readonly check: Check,
     generated: GeneratedValidator | undefined,
   ) {
     this.backend = generated === undefined ? 'closures' : 'generated'
-    this.first = generated?.firstViolation
+    this.firstViolation = generated?.firstViolation ?? closureFirstViolation(check)
     this.is = (generated?.accept ??
       ((value: unknown) => {
         try {
@@ -96,24 +108,12 @@ class CompiledValidator<T> implements Validator<T> {
     const violations = sink.violations()
     return { ok: false, violations, omitted: sink.count - violations.length }
   }
-
-  firstViolation(value: unknown): Violation | undefined {
-    const first = this.first
-    if (first !== undefined) {
-      const found = first(value)
-      // `null`: the node that failed, read again, found nothing (a getter or proxy answered differently).
-      if (found !== null) return found
-    }
-    const sink = new Sink(1, 1)
-    run(this.check, value, sink)
-    return firstOf(sink.violations())
-  }
 }
 
 /**
  * Wraps a compiled check as a {@link Validator}; `generated`, when given, is the schema's generated code: its
- * accept-only check must agree with `check(value, null)`, its locating walk must stop where the closure walk records
- * its first violation, and neither may throw.
+ * accept-only check must agree with `check(value, null)`, its first violation with the closure walk's, and neither
+ * may throw.
  */
 export function createValidator<T>(check: Check, generated?: GeneratedValidator): Validator<T> {
   return new CompiledValidator<T>(check, generated)
