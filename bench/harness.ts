@@ -36,6 +36,15 @@ export interface BenchGroup {
    * (a tier-up or a collection still under way) then does not decide its ratio by where it stands in the list.
    */
   rounds?: number
+  /**
+   * Time the cases in interleaved bursts instead of one after another with mitata (synchronous cases only; `rounds`
+   * and `options` are then not used): each burst calls one case for about `burstNs` (default 200 µs) through a loop
+   * of its own, the cases take turns in rotating order, `bursts` times (default 400), and the first fifth is dropped
+   * as warm-up. A row's median and p99 are those of its bursts' per-call times. Where the machine changes speed for
+   * a while (on the 2-core bench machine a whole stretch sometimes runs at about twice its usual time), every case
+   * sees the same stretches, so the ratios hold where cases measured one after another saw different ones.
+   */
+  interleaved?: { bursts?: number; burstNs?: number }
 }
 
 /** A benchmark suite: one section of `results.md`. */
@@ -74,9 +83,12 @@ export async function runSuite(suite: BenchSuite): Promise<{ rows: CaseResult[];
   const rows: CaseResult[] = []
   const groups = await suite.groups()
   for (const group of groups) {
-    const medians = new Map<string, { p50: number; p99: number }>()
-    const rounds = Math.max(1, group.rounds ?? 1)
     const listed = Object.entries(group.cases)
+    const medians = group.interleaved === undefined ? new Map<string, { p50: number; p99: number }>() : measureInterleaved(listed, group.interleaved)
+    if (group.interleaved !== undefined) {
+      for (const [name, { p50 }] of medians) process.stdout.write(`  ${suite.name} / ${group.title} / ${name} (interleaved): ${formatNs(p50)}\n`)
+    }
+    const rounds = group.interleaved === undefined ? Math.max(1, group.rounds ?? 1) : 0
     for (let round = 0; round < rounds; round++) {
       for (const [name, fn] of round % 2 === 0 ? listed : [...listed].reverse()) {
         const stats = await measure(fn, group.options as Parameters<typeof measure>[1])
@@ -98,6 +110,108 @@ export async function runSuite(suite: BenchSuite): Promise<{ rows: CaseResult[];
   const notes = (await suite.notes?.()) ?? ''
   await suite.dispose?.()
   return { rows, notes }
+}
+
+/** How many loops {@link loopFor} made (each loop's source is unique, so that V8 never shares one between cases). */
+let loops = 0
+
+/** A loop that calls `fn` `n` times, with a call site of its own (one shared loop would see every case's function). */
+function loopFor(fn: () => unknown): (n: number) => unknown {
+  const loop = new Function('f', 'n', `let r;for(let i=0;i<n;i++)r=f();return r\n//${++loops}`) as (f: () => unknown, n: number) => unknown
+  return (n) => loop(fn, n)
+}
+
+/** A case made by {@link withOwnCallSites}: it can make more copies of itself, each a function of its own. */
+interface Recreatable {
+  readonly recreate?: () => () => unknown
+}
+
+/** How many copies of a recreatable case interleaved sampling measures (see {@link measureInterleaved}). */
+const COPIES = 3
+
+/**
+ * The interleaved measurement of `BenchGroup.interleaved`: per case, the median and p99 of its bursts' per-call
+ * times. A case made by {@link withOwnCallSites} is measured as three copies of itself, and its row is the copy in
+ * the middle: V8 sometimes keeps a slower optimized version of one function for good (no deoptimization ever
+ * replaces it), and identical copies then differed by up to three quarters; the middle one is not that copy.
+ */
+export function measureInterleaved(cases: [string, () => unknown][], { bursts = 400, burstNs = 200_000 }: { bursts?: number; burstNs?: number }): Map<string, { p50: number; p99: number }> {
+  for (const [name, fn] of cases) {
+    const result = fn()
+    if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+      throw new Error(`interleaved sampling times synchronous cases only: "${name}" returned a promise`)
+    }
+  }
+  const copies = cases.flatMap(([name, fn]) => {
+    const { recreate } = fn as Recreatable
+    return [fn, ...(recreate === undefined ? [] : Array.from({ length: COPIES - 1 }, recreate))].map((copy) => ({ name, fn: copy }))
+  })
+  // Warm-up, in turns, through loops that are then dropped: a loop optimized while the code it calls was still
+  // cold kept a slower version for good (the case calibrated first ran at about 1.75 times the same case set up
+  // after it), so the measuring loops are made once everything they call is hot.
+  const warming = copies.map(({ fn }) => ({ loop: loopFor(fn), calls: 1 }))
+  for (let turn = 0; turn < 12; turn++) {
+    for (const item of warming) {
+      const start = process.hrtime.bigint()
+      item.loop(item.calls)
+      if (Number(process.hrtime.bigint() - start) < burstNs) item.calls *= 2
+    }
+  }
+  const timed = copies.map(({ name, fn }) => {
+    const loop = loopFor(fn)
+    // Calls per burst: doubled until a burst takes burstNs.
+    let calls = 1
+    for (;;) {
+      const start = process.hrtime.bigint()
+      loop(calls)
+      if (Number(process.hrtime.bigint() - start) >= burstNs || calls >= 1 << 24) break
+      calls *= 2
+    }
+    return { name, loop, calls, times: [] as number[] }
+  })
+  for (let burst = 0; burst < bursts; burst++) {
+    for (let turn = 0; turn < timed.length; turn++) {
+      const item = timed[(burst + turn) % timed.length] as (typeof timed)[number]
+      const start = process.hrtime.bigint()
+      item.loop(item.calls)
+      item.times.push(Number(process.hrtime.bigint() - start) / item.calls)
+    }
+  }
+  const perCopy = new Map<string, { p50: number; p99: number }[]>()
+  for (const { name, times } of timed) {
+    const kept = times.slice(Math.floor(bursts / 5)).sort((a, b) => a - b)
+    const stats = { p50: kept[Math.floor(kept.length / 2)] as number, p99: kept[Math.min(kept.length - 1, Math.floor(kept.length * 0.99))] as number }
+    perCopy.set(name, [...(perCopy.get(name) ?? []), stats])
+  }
+  const result = new Map<string, { p50: number; p99: number }>()
+  for (const [name, stats] of perCopy) result.set(name, stats.sort((a, b) => a.p50 - b.p50)[Math.floor(stats.length / 2)] as { p50: number; p99: number })
+  return result
+}
+
+/** How many cases {@link withOwnCallSites} recreated (each one's source is made unique). */
+let sites = 0
+
+/**
+ * The cases, each recreated from its source text as a function of its own, with the names it uses passed in from
+ * `scope` (every name a case reads must be there). A case written once and used by several groups (a loop over
+ * schemas that writes `ours: () => ours.is(valid)` for each) is otherwise one function literal whose closures share
+ * V8's feedback and optimized code, so that its call sees every group's validator and value. Interleaved sampling
+ * measures several copies of each (see {@link measureInterleaved}).
+ */
+export function withOwnCallSites(scope: Record<string, unknown>, cases: Record<string, () => unknown>): Record<string, () => unknown> {
+  const names = Object.keys(scope)
+  const values = names.map((name) => scope[name])
+  return Object.fromEntries(
+    Object.entries(cases).map(([name, fn]) => {
+      const source = fn.toString()
+      if (source.includes('[native code]')) throw new Error(`case "${name}": a native or bound function cannot be recreated from its source`)
+      const recreate = (): (() => unknown) => {
+        const made = new Function(...names, `"use strict";return (${source})\n//case ${++sites}`) as (...args: unknown[]) => () => unknown
+        return Object.defineProperty(made(...values), 'recreate', { value: recreate })
+      }
+      return [name, recreate()]
+    }),
+  )
 }
 
 /** `812 ns`, `3.41 µs`, `12.0 ms`. */
