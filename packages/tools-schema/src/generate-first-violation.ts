@@ -35,6 +35,8 @@ import {
   codeGenerationAllowed,
   constant,
   functionOf,
+  INLINE_BUDGET,
+  INLINE_DEPTH,
   helpers,
   plainArrayConditionOf,
   plainObjectConditionOf,
@@ -73,11 +75,6 @@ const locatorPrelude = 'const{within:W,nonJson:J,nonJsonExtra:X,extraKey:E,dupli
 
 /** The items of an array without `items`: any lossless JSON. */
 const anyJson: JsonNode = { kind: 'json', annotations: {} }
-
-/** How many object and array walks one locating function holds inline (the rest are calls). */
-const INLINE_BUDGET = 32
-/** How deep inline walks nest in one locating function (deeper ones are calls). */
-const INLINE_DEPTH = 8
 
 interface Locating {
   readonly generator: Generator

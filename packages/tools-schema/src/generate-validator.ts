@@ -102,10 +102,13 @@ export interface Generator {
   budget: number
 }
 
-/** How many object and array checks one generated function holds inline (the rest are calls). */
-const INLINE_BUDGET = 32
+/**
+ * How many object and array checks one generated function holds inline (the rest are calls; the locating walk of
+ * generate-first-violation.ts keeps the same limits).
+ */
+export const INLINE_BUDGET = 32
 /** How deep inline checks nest in one function (deeper ones are calls). */
-const INLINE_DEPTH = 8
+export const INLINE_DEPTH = 8
 
 /** Counts one more node written (a function or an inline check): past `MAX_GENERATED_NODES`, the schema gets closures. */
 function countNode(generator: Generator): void {
