@@ -55,7 +55,7 @@ import type { Violation } from './violation.js'
 
 /**
  * The first violation of a value, or `undefined` when it matches. Never throws. The generated one is a function of
- * the schema's own source, which calls no shared code on the way to its answer except the reporters (see
+ * the schema's own source: only the reporters and the helpers that build the violation are shared code (see
  * `generateValidator`).
  */
 export type FirstViolation = (value: unknown) => Violation | undefined
@@ -223,12 +223,12 @@ function objectWalk(locating: Locating, node: ObjectNode, v: string, place: Plac
     ? `default:{const ${x}=${v}[${key}];if(!isJson(${x}))return ${at(place, `X(${key},${x},${first})`)}}`
     : `default:return ${at(place, `E(${constant(locating.generator, additionalPropertyMessage(node))},${key},${first})`)};`
   const all = marked ? 2 ** required.length - 1 : required.length
-  const missing = marked ? unmarkedReporter(required, first) : missingReporter(required, first)
+  const missing = () => reporter(locating, marked ? unmarkedReporter(required, first) : missingReporter(required, first))
   return (
     `if(${plainObjectConditionOf(v)})return ${at(place, `${notAnObject}(${v})`)};${required.length === 0 ? '' : `let ${r}=0;`}` +
     `for(const ${key} in ${v}){if(!Object.prototype.hasOwnProperty.call(${v},${key}))continue;` +
     `switch(${key}){${cases.join('')}${fallback}}}` +
-    (required.length === 0 ? '' : `if(${r}!==${all})return ${at(place, `${reporter(locating, missing)}(${marked ? r : v})`)};`)
+    (required.length === 0 ? '' : `if(${r}!==${all})return ${at(place, `${missing()}(${marked ? r : v})`)};`)
   )
 }
 
@@ -267,8 +267,8 @@ function oneOfWalk(locating: Locating, node: OneOfNode, v: string, place: Place,
     const branch = node.branches[index] as ObjectNode
     const closest = reporter(locating, closestReporter(total, index, describeShape(branch)))
     // The branch's own pieces keep their dot: `closestReporter` shows its path without it.
-    const within: Place = { ...origin(false), wrap: { reporter: closest, outer: place } }
-    return `case ${scalarLiteral(literal as JsonPrimitive)}:${locateStatements(locating, branch, v, within, d)}break;`
+    const inBranch: Place = { ...origin(false), wrap: { reporter: closest, outer: place } }
+    return `case ${scalarLiteral(literal as JsonPrimitive)}:${locateStatements(locating, branch, v, inBranch, d)}break;`
   })
   const unknown = reporter(locating, unknownTagReporter(total, discriminator.name, discriminator.literals))
   return (
