@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { gzipSync } from 'node:zlib'
 import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
+import { build, type BuildOptions, type Plugin } from 'esbuild'
 import { defineSuite } from '../harness.js'
 
 const packages = ['tools-core', 'tools-schema', 'tools-registry', 'tools-presentation', 'timeout-policy', 'tool-bash', 'tools-testing']
@@ -15,20 +15,42 @@ function runNode(args: string[]): Promise<void> {
   })
 }
 
-/** Minified + gzipped size of a package's built entry, bundled with its @dsh dependencies but not cordis. */
-async function bundledSize(name: string): Promise<{ raw: number; gzip: number }> {
-  const result = await build({
-    entryPoints: [fileURLToPath(import.meta.resolve(`@dsh/${name}`))],
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'node',
-    write: false,
-    external: ['cordis', 'diff'],
-    logLevel: 'silent',
-  })
+const bundleOptions = { bundle: true, minify: true, format: 'esm', platform: 'node', write: false, external: ['cordis', 'diff'], logLevel: 'silent' } satisfies BuildOptions
+
+/** Minified and minified + gzipped size of an entry, bundled with the @dsh packages it uses but not cordis. */
+async function sizeOf(entry: string, plugins: Plugin[] = []): Promise<{ raw: number; gzip: number; modules: [string, number][] }> {
+  const result = await build({ ...bundleOptions, entryPoints: [entry], plugins, metafile: true })
   const code = result.outputFiles[0]?.contents ?? new Uint8Array()
-  return { raw: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength }
+  // Each module's minified bytes in the bundle, largest first.
+  const inputs = Object.values(result.metafile?.outputs ?? {})[0]?.inputs ?? {}
+  const modules = Object.entries(inputs)
+    .map(([path, { bytesInOutput }]): [string, number] => [path.replace(/^(\.\.\/)+packages\//, ''), bytesInOutput])
+    .sort((a, b) => b[1] - a[1])
+  return { raw: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, modules }
+}
+
+/**
+ * tools-schema bundled from its source twice: as published, and with the generated backend left out (the module
+ * that writes the validators' source replaced by one that never generates, as on a host that forbids
+ * `new Function`), so that the difference is what the code generator adds.
+ */
+async function schemaBackendSizes(): Promise<Record<'both' | 'closures', Awaited<ReturnType<typeof sizeOf>>>> {
+  const entry = fileURLToPath(new URL('../../packages/tools-schema/src/index.ts', import.meta.url))
+  let replaced = false
+  const closuresOnly: Plugin = {
+    name: 'closures-only',
+    setup(plugin) {
+      plugin.onResolve({ filter: /^\.\/generate-first-violation\.js$/ }, () => {
+        replaced = true
+        return { path: 'generate-first-violation', namespace: 'closures-only' }
+      })
+      plugin.onLoad({ filter: /.*/, namespace: 'closures-only' }, () => ({ contents: 'export function generateValidator() { return undefined }', loader: 'js' }))
+    },
+  }
+  const sizes = { both: await sizeOf(entry), closures: await sizeOf(entry, [closuresOnly]) }
+  // A renamed module would leave the generator in and report it as free.
+  if (!replaced) throw new Error('footprint: tools-schema no longer imports ./generate-first-violation.js; update the closures-only bundle')
+  return sizes
 }
 
 const coldImport = "await import('@dsh/tools-schema'); await import('@dsh/tools-registry')"
@@ -52,11 +74,28 @@ export default defineSuite({
   async notes() {
     const rows = ['| package | minified | minified + gzip | budget |', '| --- | ---: | ---: | --- |']
     for (const name of packages) {
-      const { raw, gzip } = await bundledSize(name)
+      const { raw, gzip } = await sizeOf(fileURLToPath(import.meta.resolve(`@dsh/${name}`)))
       const budget = budgets[name]
       const verdict = budget === undefined ? '' : `< ${(budget / 1024).toFixed(0)} KB: ${gzip < budget ? 'met' : '**missed**'}`
       rows.push(`| @dsh/${name} | ${(raw / 1024).toFixed(1)} KB | ${(gzip / 1024).toFixed(2)} KB | ${verdict} |`)
     }
+    const kb = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10240 ? 2 : 1)} KB`
+    const { both, closures } = await schemaBackendSizes()
+    rows.push(
+      '',
+      'tools-schema by backend, bundled from its source (as above, with its tools-core code):',
+      '',
+      '| bundle | minified | minified + gzip |',
+      '| --- | ---: | ---: |',
+      `| both backends (as published) | ${kb(both.raw)} | ${kb(both.gzip)} |`,
+      `| closure backend only (the generator left out) | ${kb(closures.raw)} | ${kb(closures.gzip)} |`,
+      `| what the code generator adds | ${kb(both.raw - closures.raw)} | ${kb(both.gzip - closures.gzip)} |`,
+      '',
+      `Where tools-schema's minified bytes go (its largest modules): ${both.modules
+        .slice(0, 8)
+        .map(([path, bytes]) => `${path.replace(/^tools-schema\/src\//, '')} ${kb(bytes)}`)
+        .join(', ')}; ${both.modules.length - 8} smaller modules ${kb(both.modules.slice(8).reduce((sum, [, bytes]) => sum + bytes, 0))}.`,
+    )
     return rows.join('\n')
   },
 })
