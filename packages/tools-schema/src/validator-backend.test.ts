@@ -122,6 +122,32 @@ describe('checks written inline and checks called', () => {
       ]),
     ).toEqual([true, false, false, false])
   })
+
+  test('arrays with a plain prototype set on them are not objects, closed or open, at the root, inline or called', () => {
+    // A closed object's generated check tells arrays apart after its loop: every kind of array must still fail.
+    const disguise = (array: unknown[], proto: object | null) => Object.setPrototypeOf(array, proto) as unknown
+    const dressedUp = [Object.prototype, null].flatMap((proto) => [
+      disguise([], proto),
+      disguise(Object.assign([], { name: 'n' }), proto),
+      disguise(Object.assign(['x'], { name: 'n' }), proto),
+    ])
+    const message = 'expected an object, got an array with a custom prototype (not JSON)'
+    for (const additionalProperties of [false, true]) {
+      const item: ValueSchemaSpec = { type: 'object', additionalProperties, properties: { name: { type: 'string' } } }
+      const required: ValueSchemaSpec = { type: 'object', additionalProperties, properties: { name: { type: 'string', required: true } } }
+      // At the root; inline in an array (first met) and called (met again, under a second property).
+      expect(agree(item, dressedUp)).toEqual(dressedUp.map(() => false))
+      expect(agree(required, dressedUp)).toEqual(dressedUp.map(() => false))
+      const spec: ValueSchemaSpec = { type: 'object', additionalProperties: false, properties: { list: { type: 'array', items: item }, one: item } }
+      expect(agree(spec, dressedUp.flatMap((value) => [{ list: [{ name: 'a' }, value] }, { one: value }]))).toEqual(dressedUp.flatMap(() => [false, false]))
+      expect(agree(spec, [{ list: [{ name: 'a' }, {}], one: { name: 'b' } }])).toEqual([true])
+      const generated = compileValueSchema(spec, { backend: 'auto', cache: false })
+      for (const value of dressedUp) {
+        expect(generated.firstViolation({ list: [{}, value] })).toMatchObject({ path: 'list[1]', keyword: 'type', message })
+        expect(generated.firstViolation({ one: value })).toMatchObject({ path: 'one', keyword: 'type', message })
+      }
+    }
+  })
 })
 
 describe('a host that forbids code generation', () => {
