@@ -43,9 +43,9 @@ else
 fi
 export DSH_CONFORMANCE_FINGERPRINT
 
-# Whether the @dsh/tool-bash-sandbox tests can run (bubblewrap, and who runs them) is a fact of the
-# machine, not of the repository: it goes into that package's test task hash (turbo.json `env`), so a cached "did
-# not run" never stands in for a run on a machine that has bubblewrap, and the other way round.
+# Whether the tests that need bubblewrap can run (@dsh/tool-bash-sandbox's and the sandboxed demo's: bubblewrap, and
+# who runs them) is a fact of the machine, not of the repository: it goes into every test task's hash (turbo.json
+# `env`), so a cached "did not run" never stands in for a run on a machine that has bubblewrap, and the other way round.
 if command -v bwrap >/dev/null 2>&1; then
   DSH_SANDBOX_FINGERPRINT="$(bwrap --version 2>&1 | head -n 1); uid $(id -u)"
 else

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { runDemo } from './run-demo.js'
 
@@ -26,14 +27,24 @@ describe('runDemo', () => {
   }, RUN_TIMEOUT_MS)
 })
 
-describe('runDemo in the sandbox', () => {
-  it('plays the whole script with the commands in bubblewrap (npm run demo -- --sandbox)', async () => {
-    const warnings: string[] = []
-    const lines: string[] = []
-    const outcome = await runDemo({ sandbox: true, write: (line) => lines.push(line), warn: (line) => warnings.push(line) })
-    expect(warnings).toEqual([])
-    expect(outcome.exitCode).toBe(0)
-    expect(outcome.problems).toEqual([])
-    expect(outcome.session?.steps).toHaveLength(12)
-  }, RUN_TIMEOUT_MS)
-})
+/**
+ * The sandboxed run needs bubblewrap, under the rule of the sandbox package's own tests: declared where `bwrap` runs,
+ * and with `CI=true` (where a missing bubblewrap must fail: the demo then fails naming the fix); elsewhere not
+ * declared at all, and the test command's summary says the sandbox tests did not run and why. The title is the one
+ * the summary looks for.
+ */
+const sandboxDeclared = process.env['CI'] === 'true' || spawnSync('bwrap', ['--version']).status === 0
+
+if (sandboxDeclared) {
+  describe('in a bubblewrap sandbox', () => {
+    it('plays the whole script with the commands in bubblewrap (npm run demo -- --sandbox)', async () => {
+      const warnings: string[] = []
+      const lines: string[] = []
+      const outcome = await runDemo({ sandbox: true, write: (line) => lines.push(line), warn: (line) => warnings.push(line) })
+      expect(warnings).toEqual([])
+      expect(outcome.exitCode).toBe(0)
+      expect(outcome.problems).toEqual([])
+      expect(outcome.session?.steps).toHaveLength(12)
+    }, RUN_TIMEOUT_MS)
+  })
+}
