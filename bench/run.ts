@@ -17,7 +17,7 @@ const files = readdirSync(join(here, 'suites'))
  * Suites measured each in a process of their own (the parent runs them as children, one at a time): what they
  * measure depends on what else the process has compiled (V8 inline caches see every shape in the process).
  */
-const ownProcess = new Set(['validation.bench.ts', 'validation-single.bench.ts'])
+const ownProcess = new Set(['validation.bench.ts', 'validation-single.bench.ts', 'validation-costs.bench.ts'])
 const isChild = process.env['DSH_BENCH_CHILD'] === '1'
 
 const date = new Date().toISOString().slice(0, 10)

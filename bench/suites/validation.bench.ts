@@ -33,8 +33,9 @@ export default defineSuite({
       'building what `firstViolation` promises (the path as text and as segments, the keyword, a fresh plain object, kept as ajv',
       'keeps its errors): with a message that names the offending value (`expected an integer, got the string "ten"`) it runs',
       'where `ours` runs, and with a fixed message (`must be integer`, as ajv\'s errors carry) at ajv\'s speed. Naming the value is',
-      'the whole difference on the flat schema. Compiling generates one function set per schema and compiles it in full (no',
-      'shared script), still more than fifty times faster than a fresh ajv.',
+      'the whole difference on the flat schema. On the nested schema, where ours runs at ajv\'s speed, the validation-costs suite',
+      'below times what each rule and each part of the violation costs. Compiling generates one function set per schema and',
+      'compiles it in full (no shared script), still more than fifty times faster than a fresh ajv.',
     ].join(' '),
   groups: () => validationGroups(true),
 })
