@@ -33,7 +33,7 @@ export const sandboxPackage = '@dsh/tool-bash-sandbox'
 export const sandboxSuiteTitle = 'in a bubblewrap sandbox'
 
 export const sandboxMissingNote =
-  'sandbox: bubblewrap (bwrap) not found, so the tests that run commands in it (@dsh/tool-bash-sandbox\'s and the sandboxed demo) did not run; ' +
+  'sandbox: bubblewrap (bwrap) not found, so the tests that run commands in it (every suite titled "in a bubblewrap sandbox") did not run; ' +
   'install it (apt-get install -y bubblewrap, as root; .ci/run does) and run the tests again'
 
 /** The workspace folders pnpm-workspace.yaml names (`dir/*` or `dir`), relative to the root. */
