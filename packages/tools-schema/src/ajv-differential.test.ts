@@ -12,6 +12,11 @@
 // 8.20 never reports it missing: its generated check treats the empty name as "nothing missing"). Values on which
 // ajv itself throws are left out and counted: its uniqueItems check (fast-deep-equal) calls a `toString` or
 // `valueOf` property of an element as a method, so `[{ toString: 'a' }, { toString: 'a' }]` throws a TypeError.
+//
+// One keyword of the oracle is replaced: ajv's `multipleOf` divides the doubles (`0.3 / 0.1` is 2.9999999999999996,
+// so it rejects 0.3, and a quotient from 2^53 to 10^21 always looks whole to it, so it accepts 1e21 as a multiple of
+// 1.5). JSON Schema divides the decimals the JSON text holds, as our validators do (constraints.ts): the oracle's
+// `multipleOf` is that definition, written on its own in test-support.ts (decimal texts scaled to integers).
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import { afterAll, describe, expect, test } from 'vitest'
@@ -24,6 +29,7 @@ import { schemaSpecToJsonSchema, valueSchemaSpecToJsonSchema } from './schema-sp
 import type { Validator } from './validator.js'
 import { objectFor, parameterMap, valueFor, valueSpec } from './schema-arbitraries.js'
 import { backendUnderTest } from './backend-under-test.setup.js'
+import { decimalMultiple } from './test-support.js'
 
 const specRuns = Number(process.env['DSH_FUZZ_RUNS'] ?? 2500)
 const valuesPerSpec = 5
@@ -35,6 +41,9 @@ const seed = process.env['DSH_FUZZ_SEED'] === undefined ? undefined : Number(pro
 // ownProperties: ajv otherwise reads `constructor`, `toString`, … through the prototype (its default is fast, not
 // exact); with it, ajv reads own properties only, as JSON and our validator do.
 const ajv = new Ajv2020({ strict: true, allErrors: false, ownProperties: true })
+
+ajv.removeKeyword('multipleOf')
+ajv.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', errors: false, validate: (divisor: number, value: number) => decimalMultiple(value, divisor) })
 
 const counts = { specs: 0, values: 0, accepted: 0, rejected: 0, oracleThrew: 0, backends: { generated: 0, closures: 0 } }
 

@@ -8,6 +8,7 @@ import { JsonSchemaError } from './json-schema-error.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
 import { schemaSpecToJsonSchema, valueSchemaSpecToJsonSchema } from './schema-spec-to-json-schema.js'
 import { validateStructuredValue } from './structured-output.js'
+import { decimalMultiple } from './test-support.js'
 import { formatViolation } from './violation.js'
 
 const ajv = new Ajv2020({ strict: true, ownProperties: true })
@@ -85,25 +86,81 @@ describe('string lengths count Unicode code points, as JSON Schema does', () => 
   })
 })
 
-describe('multipleOf', () => {
-  test('the rule: the double quotient is an integer below 10^21 in magnitude (ajv’s rule)', () => {
-    expect(isMultipleOf(4.5, 1.5)).toBe(true)
-    expect(isMultipleOf(0.3, 0.1)).toBe(false)
-    expect(isMultipleOf(-6, 3)).toBe(true)
-    expect(isMultipleOf(1e21, 1)).toBe(false)
-    expect(isMultipleOf(1e308, 0.123456789)).toBe(false)
+/** `digits · 10^-scale` as the plain decimal text JavaScript prints: (123n, 2) → "1.23", (-5n, 3) → "-0.005". */
+function decimalText(digits: bigint, scale: number): string {
+  const raw = (digits < 0n ? -digits : digits).toString().padStart(scale + 1, '0')
+  const fraction = raw.slice(raw.length - scale).replace(/0+$/, '')
+  return `${digits < 0n ? '-' : ''}${raw.slice(0, raw.length - scale)}${fraction === '' ? '' : `.${fraction}`}`
+}
+
+describe('multipleOf divides the decimals of the JSON text (JSON Schema’s meaning, exact)', () => {
+  test.each([
+    [0.3, 0.1, true],
+    [19.99, 0.01, true],
+    [0.35, 0.1, false],
+    [4.5, 1.5, true],
+    [35, 1.5, false],
+    [0.0075, 0.0001, true],
+    [0.00751, 0.0001, false],
+    [-6, 3, true],
+    [7, 2, false],
+    [1e21, 1, true],
+    [1e308, 0.5, true],
+    [1e308, 0.123456789, false],
+    [12391239123, 1e-8, true],
+    [2 ** 53 + 2, 2, true],
+    [2 ** 53 + 2, 3, false],
+    [5e-324, 5e-324, true],
+    [1e-7, 0.1, false],
+    [-0.3, 0.1, true],
+  ])('%s is a multiple of %s: %s', (value, divisor, multiple) => {
+    expect(isMultipleOf(value, divisor)).toBe(multiple)
+    expect(compileValueSchema({ type: 'number', multipleOf: divisor }, { cache: false }).is(value)).toBe(multiple)
   })
 
-  test('agrees with ajv for every number and divisor', () => {
+  test('the message of a value that is not a multiple', () => {
+    expect(violations({ type: 'number', multipleOf: 0.1 }, 0.35)).toEqual(['(root): must be a multiple of 0.1, got 0.35'])
+    expect(violations({ type: 'number', multipleOf: 0.01 }, 19.99)).toEqual([])
+  })
+
+  test('k · d is a multiple of d, and a tenth of a last digit more is not, for decimals of up to 8 places', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 0, max: 8 }), fc.integer({ min: 1, max: 9 }), (k, m, scale, r) => {
+        const divisor = decimalText(BigInt(m), scale)
+        const multiple = decimalText(BigInt(k) * BigInt(m), scale)
+        const off = decimalText(BigInt(k) * BigInt(m) * 10n + (k < 0 ? -BigInt(r) : BigInt(r)), scale + 1)
+        // Only texts a number prints back as they are (no exponent, no rounding): those are the JSON the value is.
+        fc.pre([divisor, multiple, off].every((text) => String(Number(text)) === text))
+        const validator = compileValueSchema({ type: 'number', multipleOf: Number(divisor) })
+        expect(validator.is(Number(multiple))).toBe(true)
+        expect(validator.is(Number(off))).toBe(false)
+      }),
+    )
+  })
+
+  test('agrees with the decimal oracle for any number and divisor (both the scaled-integer and the BigInt path)', () => {
+    const divisors = [0.1, 0.25, 0.01, 1.5, 3, 1e-8, 0.123456789, 2.5e-3, 7e22, 1e-22, 1e-23, 5e-324, 9007199254740993]
     fc.assert(
       fc.property(
-        fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer()).filter((value) => !Object.is(value, -0)),
-        fc.oneof(fc.constantFrom(0.1, 0.25, 1.5, 3, 1e-8, 7e22), fc.double({ min: 1e-6, max: 1e6, noNaN: true })),
+        fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -1e9, max: 1e9 }).map((n) => n / 100), fc.integer()),
+        fc.oneof(fc.constantFrom(...divisors), fc.double({ min: 1e-6, max: 1e6, noNaN: true })),
         (value, divisor) => {
-          const schema = { type: 'number', multipleOf: divisor } as const
-          expect(compileValueSchema(schema, { cache: false }).is(value)).toBe(ajv.validate(schema, value))
+          fc.pre(!Object.is(value, -0) && divisor > 0)
+          expect(isMultipleOf(value, divisor)).toBe(decimalMultiple(value, divisor))
         },
       ),
+      { numRuns: 2000 },
+    )
+  })
+
+  test('safe integers: the remainder decides, as ajv and every JSON Schema validator agree', () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), fc.integer({ min: 1, max: 1e6 }), (value, divisor) => {
+        fc.pre(!Object.is(value, -0))
+        const schema = { type: 'integer', multipleOf: divisor } as const
+        expect(compileValueSchema(schema).is(value)).toBe(value % divisor === 0)
+        expect(ajv.validate(schema, value)).toBe(value % divisor === 0)
+      }),
     )
   })
 })

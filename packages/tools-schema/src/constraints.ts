@@ -174,15 +174,62 @@ export function codePointLength(text: string): number {
 }
 
 /**
- * `multipleOf`: the quotient `value / divisor`, computed in double precision, is an integer below 10^21 in
- * magnitude. This is ajv's rule (its generated code compares the quotient with `parseInt` of it), so the emitted
- * JSON Schema and our validators agree on every value: `0.3` is not a multiple of `0.1` (the quotient is
- * 2.9999999999999996), `4.5` is a multiple of `1.5`, and a quotient of 10^21 or more is never a multiple (past
- * 2^53 a double quotient no longer tells whether the division was exact).
+ * A finite number as the decimal it is written as in JSON (its shortest round-trip text): `digits · 10^exponent`,
+ * with the sign dropped. `0.25` is `25 · 10^-2`, `1e+21` is `1 · 10^21`, `5e-324` is `5 · 10^-324`.
+ */
+function decimalOf(value: number): { digits: bigint; exponent: number } {
+  const text = String(value < 0 ? -value : value)
+  const e = text.indexOf('e')
+  const mantissa = e === -1 ? text : text.slice(0, e)
+  const dot = mantissa.indexOf('.')
+  const exponent = (e === -1 ? 0 : Number(text.slice(e + 1))) - (dot === -1 ? 0 : mantissa.length - dot - 1)
+  return { digits: BigInt(dot === -1 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1)), exponent }
+}
+
+/**
+ * `multipleOf`, as JSON Schema defines it: dividing the value by the divisor gives an integer, for the decimal
+ * numbers the JSON text holds (each number's shortest round-trip text), not for their nearest doubles. `0.3` is a
+ * multiple of `0.1`, `19.99` of `0.01`, `1e308` of `0.5`; `0.35` is not a multiple of `0.1`. Exact at every
+ * magnitude. Safe integers divide as integers; other values are compared as decimals with BigInt (a few hundred
+ * digits at most, for the extremes of the double range).
+ *
+ * ajv divides the doubles instead (`0.3 / 0.1` is 2.9999999999999996, so it rejects `0.3`, and it rejects every
+ * quotient past 10^21): the validators here follow the schema's meaning, which is also what a model that reads
+ * `multipleOf: 0.01` means.
  */
 export function isMultipleOf(value: number, divisor: number): boolean {
-  const quotient = value / divisor
-  return Number.isInteger(quotient) && quotient < 1e21 && quotient > -1e21
+  if (Number.isSafeInteger(value) && Number.isSafeInteger(divisor)) return value % divisor === 0
+  if (value === 0) return true
+  if (divisor !== lastDivisor) prepareDivisor(divisor)
+  if (lastPlaces >= 0) {
+    // The divisor is b / 10^t (b a safe integer, t ≤ 22, so 10^t is an exact double). When the value has at most t
+    // decimal places, value · 10^t is an integer W, and W / 10^t gives back the value's own double (a correctly
+    // rounded division of exact operands): then value / divisor = W / b, exactly. Below 2^51 the product rounds to
+    // W itself; a value with more places fails the round trip (its double is not the one of a t-place decimal).
+    const scale = powersOfTen[lastPlaces] as number
+    const whole = Math.round(value * scale)
+    if (whole < 2 ** 51 && whole > -(2 ** 51) && whole / scale === value) return whole % lastScaled === 0
+  }
+  const { digits: a, exponent: p } = decimalOf(value)
+  const { digits: b, exponent: q } = decimalOf(divisor)
+  // value / divisor = (a / b) · 10^(p - q)
+  return p >= q ? (a * 10n ** BigInt(p - q)) % b === 0n : a % (b * 10n ** BigInt(q - p)) === 0n
+}
+
+/** 10^0 … 10^22: the powers of ten that are exact doubles. */
+const powersOfTen = Array.from({ length: 23 }, (_, power) => 10 ** power)
+
+// The last divisor seen, as b / 10^t: `lastScaled` is b and `lastPlaces` is t, or -1 where b is not a safe integer
+// or t is over 22 (such a divisor always takes the BigInt path). One entry: a schema's check meets one divisor.
+let lastDivisor = Number.NaN
+let lastScaled = 0
+let lastPlaces = -1
+
+function prepareDivisor(divisor: number): void {
+  const { digits, exponent } = decimalOf(divisor)
+  lastDivisor = divisor
+  lastPlaces = exponent < 0 && exponent >= -22 && digits <= BigInt(Number.MAX_SAFE_INTEGER) ? -exponent : -1
+  lastScaled = lastPlaces >= 0 ? Number(digits) : 0
 }
 
 function plural(count: number, noun: string): string {

@@ -9,7 +9,7 @@ export type Spec = Record<string, unknown>
 export const keyPool = ['a', 'b', 'kind', 'x y', 'constructor', 'toString', 'hasOwnProperty', '0', '-']
 export const literalPools = {
   string: ['', 'a', 'b', 'x y', 'édition', '😀', 'a😀', 'ab12'],
-  number: [0, 1, 1.5, -2.25, 1e21, -1e-7],
+  number: [0, 1, 1.5, -2.25, 1e21, -1e-7, 0.3],
   integer: [0, 1, -3, 42, 9007199254740991],
   boolean: [true, false],
   null: [null],

@@ -1,4 +1,4 @@
-// Helpers the defineTool tests share (not exported from the package).
+// Helpers the tests share (not exported from the package).
 import { createToolExecutionToken, type ToolExecution } from '@dsh/tools-core'
 import { defineTool, type ToolSpec } from './define-tool.js'
 import type { StandardSchemaWithJsonSchema } from './standard-schema.js'
@@ -29,4 +29,23 @@ export async function argsError(promise: Promise<unknown>): Promise<ToolArgsErro
   )
   if (!ToolArgsError.isInstance(error)) throw new Error(`expected a ToolArgsError, got ${String(error)}`)
   return error
+}
+
+/** A finite number as `[n, s]` with `|value| = n / 10^s` and `s >= 0`, from its shortest round-trip text. */
+function scaled(value: number): [bigint, number] {
+  const [mantissa = '', exponent = '0'] = String(Math.abs(value)).split('e')
+  const [whole = '', fraction = ''] = mantissa.split('.')
+  const scale = fraction.length - Number(exponent)
+  const digits = BigInt(whole + fraction)
+  return scale >= 0 ? [digits, scale] : [digits * 10n ** BigInt(-scale), 0]
+}
+
+/**
+ * The test oracle of `multipleOf` (JSON Schema's definition, written apart from constraints.ts): `value / divisor`
+ * is an integer for the decimals the numbers are, `(a / 10^s) / (b / 10^t) = a·10^t / (b·10^s)`.
+ */
+export function decimalMultiple(value: number, divisor: number): boolean {
+  const [a, s] = scaled(value)
+  const [b, t] = scaled(divisor)
+  return (a * 10n ** BigInt(t)) % (b * 10n ** BigInt(s)) === 0n
 }
