@@ -190,8 +190,8 @@ function decimalOf(value: number): { digits: bigint; exponent: number } {
  * `multipleOf`, as JSON Schema defines it: dividing the value by the divisor gives an integer, for the decimal
  * numbers the JSON text holds (each number's shortest round-trip text), not for their nearest doubles. `0.3` is a
  * multiple of `0.1`, `19.99` of `0.01`, `1e308` of `0.5`; `0.35` is not a multiple of `0.1`. Exact at every
- * magnitude. Safe integers divide as integers; other values are compared as decimals with BigInt (a few hundred
- * digits at most, for the extremes of the double range).
+ * magnitude. Safe integers divide as integers; a value with no more decimal places than the divisor as a scaled
+ * integer; others as decimals with BigInt (a few hundred digits at most, for the extremes of the double range).
  *
  * ajv divides the doubles instead (`0.3 / 0.1` is 2.9999999999999996, so it rejects `0.3`, and it rejects every
  * quotient past 10^21): the validators here follow the schema's meaning, which is also what a model that reads
@@ -211,7 +211,7 @@ export function isMultipleOf(value: number, divisor: number): boolean {
     if (whole < 2 ** 51 && whole > -(2 ** 51) && whole / scale === value) return whole % lastScaled === 0
   }
   const { digits: a, exponent: p } = decimalOf(value)
-  const { digits: b, exponent: q } = decimalOf(divisor)
+  const { digits: b, exponent: q } = lastDecimal
   // value / divisor = (a / b) · 10^(p - q)
   return p >= q ? (a * 10n ** BigInt(p - q)) % b === 0n : a % (b * 10n ** BigInt(q - p)) === 0n
 }
@@ -219,14 +219,16 @@ export function isMultipleOf(value: number, divisor: number): boolean {
 /** 10^0 … 10^22: the powers of ten that are exact doubles. */
 const powersOfTen = Array.from({ length: 23 }, (_, power) => 10 ** power)
 
-// The last divisor seen, as b / 10^t: `lastScaled` is b and `lastPlaces` is t, or -1 where b is not a safe integer
-// or t is over 22 (such a divisor always takes the BigInt path). One entry: a schema's check meets one divisor.
+// The last divisor seen: its decimal, and the same as b / 10^t (`lastScaled` is b and `lastPlaces` is t, or -1 where
+// b is not a safe integer or t is over 22: such a divisor always takes the BigInt path). One entry: a schema's check
+// meets one divisor.
 let lastDivisor = Number.NaN
+let lastDecimal = { digits: 0n, exponent: 0 }
 let lastScaled = 0
 let lastPlaces = -1
 
 function prepareDivisor(divisor: number): void {
-  const { digits, exponent } = decimalOf(divisor)
+  const { digits, exponent } = (lastDecimal = decimalOf(divisor))
   lastDivisor = divisor
   lastPlaces = exponent < 0 && exponent >= -22 && digits <= BigInt(Number.MAX_SAFE_INTEGER) ? -exponent : -1
   lastScaled = lastPlaces >= 0 ? Number(digits) : 0
