@@ -3,14 +3,17 @@
 //   tarball:<name>   tooling/consumers/<name>/: install only the tarballs the scenario names, type-check its
 //                    main.ts against the shipped .d.ts (skipLibCheck off), run it, check the installed @dsh set
 //                    and the output. A scenario with `program` runs that JavaScript file instead (no type-check),
-//                    and `npmFlags` are added to its npm install (cordis-3-host: --legacy-peer-deps).
+//                    and `npmFlags` are added to its npm install (cordis-3-host: --legacy-peer-deps). `setup` names
+//                    a bash script run in the project before the type-check, `paths` goes into its tsconfig
+//                    (nodenext-cordis: the cordis types shim of docs/reference/tools-registry.md).
 //   doc:<file>       a markdown file run literally (see docs-check/markdown.mjs): its `sh run` blocks in a project
 //                    that holds only tarballs/, its `file=` blocks written, its `text output` blocks checked.
 //   registry:<name>  every tarball published to a local verdaccio; plain `npm install @dsh/<package>` in a project
 //                    whose .npmrc scopes @dsh to it, so npm itself resolves our dependency and peer ranges:
 //                    registry-bash (that scenario's program), each-package (each alone: npm ls, import) and
 //                    update-leaf (a new tool-bash patch release; `npm update` must change that package alone).
-// `node tooling/check-consumers.mjs [selector…]` runs the scenarios whose name, group or short name is given.
+// `node tooling/check-consumers.mjs [selector…] [--package=@dsh/name…]` runs the scenarios whose name, group or short
+// name is given; `--package` limits each-package to the packages named (every tarball is still published).
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { constants, tmpdir } from 'node:os'
@@ -133,10 +136,12 @@ async function typeCheckAndRun(project, scenario, spec) {
       compilerOptions: {
         target: 'ES2022', lib: ['ES2023'],
         // cordis 4.0.0-rc.10 ships extension-less re-exports, which NodeNext cannot follow: a consumer of the
-        // cordis-based packages needs Bundler resolution (the scenario says so); the rest are checked strictly.
+        // cordis-based packages needs Bundler resolution, or NodeNext with the documented cordis types shim (its
+        // `setup` commands and `paths`); the scenario says which. The rest are checked strictly.
         ...(spec.moduleResolution === 'Bundler'
           ? { module: 'ESNext', moduleResolution: 'Bundler' }
           : { module: 'NodeNext', moduleResolution: 'NodeNext' }),
+        ...(spec.paths === undefined ? {} : { paths: spec.paths }),
         strict: true,
         exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false,
         types: ['node'], outDir: 'out', rootDir: 'src',
@@ -144,6 +149,8 @@ async function typeCheckAndRun(project, scenario, spec) {
       include: ['src'],
     }),
   )
+  // The scenario's setup script: the commands a user runs in the project after the install, as the docs give them.
+  if (spec.setup !== undefined) await run('bash', ['-euo', 'pipefail', join(scenariosDir, scenario, spec.setup)], { cwd: project })
   mkdirSync(join(project, 'src'), { recursive: true })
   cpSync(join(scenariosDir, scenario, 'main.ts'), join(project, 'src/main.ts'))
   await run(join(repoBin, 'tsc'), ['--project', join(project, 'tsconfig.json')], { cwd: project })
@@ -263,6 +270,7 @@ async function registryBash(registry) {
 async function eachPackage(registry, tarballs) {
   const checked = []
   for (const [name, tarball] of tarballs) {
+    if (onlyPackages.length > 0 && !onlyPackages.includes(name)) continue
     const peers = JSON.parse(readFromTarball(tarball, 'package.json')).peerDependencies ?? {}
     const project = await registryConsumer(registry, name.replace('@dsh/', ''), [name], { cordis: 'cordis' in peers })
     await npm(['ls', '--all'], project)
@@ -308,7 +316,8 @@ async function publish(registry, what) {
 
 // ---- main ------------------------------------------------------------------------------------------------------
 
-const selectors = process.argv.slice(2)
+const selectors = process.argv.slice(2).filter((arg) => !arg.startsWith('--package='))
+const onlyPackages = process.argv.slice(2).filter((arg) => arg.startsWith('--package=')).map((arg) => arg.slice('--package='.length))
 const selected = (name) =>
   selectors.length === 0 || selectors.some((selector) => name === selector || name.startsWith(`${selector}:`) || name.endsWith(`:${selector}`) || name.endsWith(`/${selector}`))
 
@@ -336,6 +345,8 @@ async function attempt(scenario, ...args) {
 try {
   if (scenarios.length === 0) throw new Error(`no scenario matches ${selectors.join(' ')}`)
   const tarballs = packAll({ destination: scratch('dsh-packs-') })
+  const unknown = onlyPackages.filter((name) => !tarballs.has(name))
+  if (unknown.length > 0) throw new Error(`--package names no published package: ${unknown.join(', ')}`)
   for (const scenario of scenarios.filter(({ registry }) => !registry)) await attempt(scenario, tarballs)
   const registryScenarios = scenarios.filter(({ registry }) => registry)
   if (registryScenarios.length > 0) {

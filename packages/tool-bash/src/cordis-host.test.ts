@@ -30,4 +30,19 @@ describe('on a host that is not cordis 4', () => {
     expect(CordisHostError.isInstance(thrownBy(() => new LocalBashExecutor(cordis3Like)))).toBe(true)
     await expect(LocalBashTools.apply(cordis3Like)).rejects.toSatisfy((error: unknown) => CordisHostError.isInstance(error))
   })
+
+  it('regression: after the executor failed to start, ctx.bash throws HOST_MISMATCH (cordis 3 left it undefined)', () => {
+    // A cordis 3 root context and a plugin's context made from it (cordis 3 reads a property the root holds first).
+    const root: Record<string, unknown> = { scope: {} }
+    root.root = root
+    const pluginCtx = Object.create(root) as Record<string, unknown>
+    const failed = thrownBy(() => new LocalBashExecutor(pluginCtx as unknown as Context))
+    expect(CordisHostError.isInstance(failed)).toBe(true)
+    for (const ctx of [root, pluginCtx]) {
+      const error = thrownBy(() => ctx.bash)
+      expect(CordisHostError.isInstance(error)).toBe(true)
+      expect((error as CordisHostError).packageName).toBe('@dsh/tool-bash')
+      expect((error as Error).message).toBe((failed as Error).message)
+    }
+  })
 })

@@ -190,7 +190,7 @@ export class LocalBashExecutor extends Service implements BashExecutor {
     if (launcher !== undefined && typeof launcher !== 'function') {
       throw new TypeError('the bash launcher must be a function (or left out)')
     }
-    checkCordisHost(ctx, '@dsh/tool-bash')
+    checkCordisHost(ctx, '@dsh/tool-bash', { service: 'bash' })
     const resolved = resolveLocalBashConfig(config)
     super(ctx, 'bash')
     const logger = ctx.logger('bash')

@@ -78,6 +78,82 @@ describe('checkCordisHost', () => {
   })
 })
 
+/**
+ * What cordis 3's contexts look like from outside: the root is a proxy that answers a property it holds itself and
+ * otherwise looks the name up in its service table (`undefined` for a service nobody provides); a plugin's context
+ * is an object whose prototype is its parent's.
+ */
+function cordis3LikeHost(services: Record<string, unknown> = {}): { root: Record<string, unknown>; plugin: Record<string, unknown> } {
+  const target: Record<string, unknown> = { scope: {}, on: () => () => {}, emit: () => {} }
+  const root = new Proxy(target, {
+    get: (held, key, receiver) => (typeof key !== 'string' || Reflect.has(held, key) ? Reflect.get(held, key, receiver) : services[key]),
+    has: (held, key) => Reflect.has(held, key) || (typeof key === 'string' && key in services),
+  })
+  target.root = root
+  const plugin = Object.create(Object.create(root) as object) as Record<string, unknown>
+  return { root, plugin }
+}
+
+const mismatchText = '@dsh/tools-registry needs cordis 4 (>=4.0.0-rc.10 <5); the host has cordis 4.0.0-rc.10. Install cordis@4.0.0-rc.10.'
+
+describe('a service on a host that is not cordis 4', () => {
+  it('regression: after ToolRegistry failed to start, ctx.tools throws HOST_MISMATCH (cordis 3 left it undefined)', () => {
+    const { root, plugin } = cordis3LikeHost()
+    expect(root.tools).toBeUndefined()
+    const failed = thrownBy(() => new ToolRegistry(plugin as unknown as Context))
+    expect(CordisHostError.isInstance(failed)).toBe(true)
+    for (const ctx of [root, plugin, Object.create(root) as Record<string, unknown>]) {
+      const error = thrownBy(() => ctx.tools)
+      expect(CordisHostError.isInstance(error)).toBe(true)
+      expect((error as CordisHostError).code).toBe('HOST_MISMATCH')
+      expect((error as CordisHostError).packageName).toBe('@dsh/tools-registry')
+      expect((error as Error).message).toBe(mismatchText)
+      expect((error as Error).message).toBe((failed as Error).message)
+    }
+    // Each read throws a fresh error (its stack points at the read); the property stays out of enumerations.
+    expect(thrownBy(() => root.tools)).not.toBe(thrownBy(() => root.tools))
+    expect(Object.keys(root)).not.toContain('tools')
+    expect('tools' in root).toBe(true)
+  })
+
+  it('a second failed start keeps the first guard, and other names stay as they were', () => {
+    const { root, plugin } = cordis3LikeHost()
+    thrownBy(() => checkCordisHost(plugin, '@dsh/example', { service: 'example' }))
+    thrownBy(() => checkCordisHost(plugin, '@dsh/other', { service: 'example' }))
+    expect((thrownBy(() => root.example) as CordisHostError).packageName).toBe('@dsh/example')
+    expect(root.tools).toBeUndefined()
+    expect(root.other).toBeUndefined()
+  })
+
+  it('leaves alone a service of that name the host already has', () => {
+    const theirs = { mine: false }
+    const { root, plugin } = cordis3LikeHost({ tools: theirs })
+    expect(CordisHostError.isInstance(thrownBy(() => new ToolRegistry(plugin as unknown as Context)))).toBe(true)
+    expect(root.tools).toBe(theirs)
+  })
+
+  it('without a service name, or on a context that takes no property, it only throws', () => {
+    const { root, plugin } = cordis3LikeHost()
+    expect(CordisHostError.isInstance(thrownBy(() => checkCordisHost(plugin, '@dsh/example')))).toBe(true)
+    expect(root.tools).toBeUndefined()
+    const frozen = Object.freeze({ scope: {} })
+    const error = thrownBy(() => checkCordisHost(frozen, '@dsh/example', { service: 'tools' }))
+    expect(CordisHostError.isInstance(error)).toBe(true)
+    expect('tools' in frozen).toBe(false)
+    for (const ctx of [undefined, null, 'ctx']) {
+      expect(CordisHostError.isInstance(thrownBy(() => checkCordisHost(ctx, '@dsh/example', { service: 'tools' })))).toBe(true)
+    }
+  })
+
+  it('changes nothing on cordis 4: the registry loads and ctx.tools is the service', async () => {
+    const ctx = new Context()
+    expect(() => checkCordisHost(ctx, '@dsh/example', { service: 'tools' })).not.toThrow()
+    expect(Object.getOwnPropertyDescriptor(ctx, 'tools')).toBeUndefined()
+    await ctx.plugin(ToolRegistry)
+    expect(ctx.tools).toBeInstanceOf(ToolRegistry)
+  })
+})
+
 describe('withCordisHostCheck', () => {
   const schema = Object.freeze({
     '~standard': Object.freeze({ version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value: { got: value } }) }),

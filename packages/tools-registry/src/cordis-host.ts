@@ -44,14 +44,52 @@ function mismatch(packageName: string): CordisHostError {
   return new CordisHostError({ packageName, found: resolvedCordisVersion(), needed: CORDIS_RANGE, install: CORDIS_INSTALL })
 }
 
+/** Options of {@link checkCordisHost}. */
+export interface CordisHostCheckOptions {
+  /**
+   * The service the caller provides (`'tools'` for `ToolRegistry`, `'bash'` for an executor). On a host that is not
+   * cordis 4, reading `ctx.<service>` afterwards, on the host's root context and on every context made from it,
+   * throws the same {@link CordisHostError} instead of giving `undefined`: cordis 3 only logs a plugin that throws
+   * while it starts, and its `ctx.plugin(…)` returns normally, awaited or not, so the host's next line would
+   * otherwise meet an `undefined` service. Nothing is changed where a property or service of that name exists.
+   */
+  readonly service?: string | undefined
+}
+
+/**
+ * Defines `service` on the root of a context that is not cordis 4 as a getter that throws the host error. cordis 3's
+ * context proxy reads a plain property before its own service table, and contexts made from the root inherit it.
+ */
+function fenceService(ctx: unknown, service: string, packageName: string): void {
+  try {
+    if (typeof ctx !== 'object' || ctx === null) return
+    const root = 'root' in ctx ? (ctx as { root?: unknown }).root : undefined
+    const target = typeof root === 'object' && root !== null ? root : ctx
+    if (service in target) return
+    Object.defineProperty(target, service, {
+      configurable: true,
+      enumerable: false,
+      get(): never {
+        throw mismatch(packageName)
+      },
+    })
+  } catch {
+    // A context that takes no new property (frozen, a revoked proxy): the thrown error is all the host gets.
+  }
+}
+
 /**
  * Checks that `ctx` comes from cordis 4 and throws {@link CordisHostError} (`HOST_MISMATCH`) naming
  * `packageName`, the cordis version found and the one needed when it does not. Every dsh cordis plugin and service
  * calls it first thing when it starts; a plugin of your own that uses `ctx.tools` needs no check of its own (the
- * registry's runs when it starts).
+ * registry's runs when it starts). A service passes its name as `options.service`, so that on such a host
+ * `ctx.<service>` throws the same error instead of being `undefined` (see {@link CordisHostCheckOptions.service}).
  */
-export function checkCordisHost(ctx: unknown, packageName: string): void {
-  if (!isCordis4Context(ctx)) throw mismatch(packageName)
+export function checkCordisHost(ctx: unknown, packageName: string, options?: CordisHostCheckOptions): void {
+  if (isCordis4Context(ctx)) return
+  const service = options?.service
+  if (typeof service === 'string' && service !== '') fenceService(ctx, service, packageName)
+  throw mismatch(packageName)
 }
 
 /**

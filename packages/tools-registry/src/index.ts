@@ -17,7 +17,14 @@ export type { ToolAnnotations, ToolExecutionMode, ToolRegistration } from './too
 export { TOOL_REGISTRY_DEFAULTS, ToolRegistry, ToolRegistry as default, type ToolRegistryConfig } from './tool-registry.js'
 export { contributeToSystemPrompt, type SystemPromptWarning } from './system-prompt-feed.js'
 export type { ScopedToolExecutionInput, ToolCallTarget, ToolScope } from './tool-scope.js'
-export { CORDIS_INSTALL, CORDIS_RANGE, checkCordisHost, isCordis4Context, withCordisHostCheck } from './cordis-host.js'
+export {
+  CORDIS_INSTALL,
+  CORDIS_RANGE,
+  checkCordisHost,
+  isCordis4Context,
+  withCordisHostCheck,
+  type CordisHostCheckOptions,
+} from './cordis-host.js'
 export { CordisHostError } from './cordis-host-error.js'
 export { toolRegistryMissingText, warnIfToolRegistryMissing } from './tool-registry-missing.js'
 // The tool author's surface of @dsh/tools-schema, re-exported (the same bindings, not copies) so that one import

@@ -144,7 +144,7 @@ export class ToolRegistry extends Service {
    * @param config - see {@link ToolRegistryConfig}; throws `InvalidToolPolicyError` (`INVALID_CONFIG`) when invalid
    */
   constructor(ctx: Context, config?: ToolRegistryConfig) {
-    checkCordisHost(ctx, '@dsh/tools-registry')
+    checkCordisHost(ctx, '@dsh/tools-registry', { service: 'tools' })
     const { abortGraceMs } = resolveConfig(config)
     super(ctx, 'tools')
     // Methods read the caller's context from `this.ctx` (to make registrations effects of the caller's fiber), as
