@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
 const packageDir = join(import.meta.dirname, '..')
-/** Each run starts node with tsx and three SDKs: generous, so a loaded machine does not fail it. */
+/** Each run starts node with tsx and an SDK: generous, so a loaded machine does not fail it. */
 const RUN_TIMEOUT_MS = 60_000
 const children = new Set<ChildProcess>()
 
@@ -40,22 +40,43 @@ afterEach(() => {
   children.clear()
 })
 
-describe.each(['openai', 'anthropic', 'gemini'])('the %s example, offline', (name) => {
-  it('runs the two-step loop against the replay server: parallel reads, a denied delete, the context, the answer', async () => {
+/** The transcript every example prints after its first line; only where the post-execute context goes differs. */
+function transcript(contextLine: string): string[] {
+  return [
+    'user: List the files, read notes.txt, then delete todo.txt. Summarise what happened in one sentence.',
+    'step 1: 3 tool calls',
+    '  list_files {} -> ok: notes.txt todo.txt',
+    '  read_file {"path":"notes.txt"} -> ok: Ship the provider loops on Friday.',
+    '  delete_file {"path":"todo.txt"} -> error DENIED: The call to "delete_file" was denied: this workspace is read-only',
+    contextLine,
+    'assistant: There are two files; notes.txt says to ship the provider loops on Friday, and todo.txt was not deleted because the workspace is read-only.',
+  ]
+}
+
+const providerLoop = {
+  firstLine: /^offline: replaying recorded responses \(set [A-Z]+_API_KEY to use the real API\)$/,
+  // executeStep hands the context back apart from the results; the loops send it after all of them.
+  lines: transcript('  + context after the results (notes): Note: notes.txt is shared; quote it, do not edit it.'),
+}
+
+describe.each([
+  { name: 'openai', ...providerLoop },
+  { name: 'anthropic', ...providerLoop },
+  { name: 'gemini', ...providerLoop },
+  {
+    name: 'ai-sdk',
+    firstLine: /^offline: a scripted model \(the AI SDK's MockLanguageModelV3\) plays the model$/,
+    // The AI SDK's loop has no place after a step's results: the context ends the read_file result itself.
+    lines: transcript('  + context in the read_file result (notes): Note: notes.txt is shared; quote it, do not edit it.'),
+  },
+])('the $name example, offline', ({ name, firstLine, lines: expected }) => {
+  it('runs the two-step loop offline: parallel reads, a denied delete, the context, the answer', async () => {
     const run = await runExample(name)
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
     const lines = run.stdout.trim().split('\n')
-    expect(lines[0]).toMatch(/^offline: replaying recorded responses \(set [A-Z]+_API_KEY to use the real API\)$/)
-    expect(lines.slice(1)).toEqual([
-      'user: List the files, read notes.txt, then delete todo.txt. Summarise what happened in one sentence.',
-      'step 1: 3 tool calls',
-      '  list_files {} -> ok: notes.txt todo.txt',
-      '  read_file {"path":"notes.txt"} -> ok: Ship the provider loops on Friday.',
-      '  delete_file {"path":"todo.txt"} -> error DENIED: The call to "delete_file" was denied: this workspace is read-only',
-      '  + context after the results (notes): Note: notes.txt is shared; quote it, do not edit it.',
-      'assistant: There are two files; notes.txt says to ship the provider loops on Friday, and todo.txt was not deleted because the workspace is read-only.',
-    ])
+    expect(lines[0]).toMatch(firstLine)
+    expect(lines.slice(1)).toEqual(expected)
   }, RUN_TIMEOUT_MS)
 
   it('Ctrl-C while the model is answering cancels the run, closes everything and exits with 130', async () => {

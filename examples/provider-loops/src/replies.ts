@@ -1,7 +1,8 @@
 // Recorded responses for the offline runs, shaped as each provider's API documents them: a first reply that calls
 // list_files and read_file together and then delete_file, and a final text answer.
 
-const final = 'There are two files; notes.txt says to ship the provider loops on Friday, and todo.txt was not deleted because the workspace is read-only.'
+/** The model's answer after the tool results, in every example (also the AI SDK's scripted model). */
+export const finalAnswer = 'There are two files; notes.txt says to ship the provider loops on Friday, and todo.txt was not deleted because the workspace is read-only.'
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`). */
 export const openaiReplies: readonly unknown[] = [
@@ -22,7 +23,7 @@ export const openaiReplies: readonly unknown[] = [
   },
   {
     id: 'chatcmpl-offline-2', object: 'chat.completion', created: 1764633602, model: 'gpt-4.1-mini-2025-04-14',
-    choices: [{ index: 0, logprobs: null, finish_reason: 'stop', message: { role: 'assistant', content: final, refusal: null, annotations: [] } }],
+    choices: [{ index: 0, logprobs: null, finish_reason: 'stop', message: { role: 'assistant', content: finalAnswer, refusal: null, annotations: [] } }],
     usage: { prompt_tokens: 260, completion_tokens: 30, total_tokens: 290 },
   },
 ]
@@ -41,7 +42,7 @@ export const anthropicReplies: readonly unknown[] = [
   },
   {
     id: 'msg_offline_2', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5-20250929', stop_reason: 'end_turn', stop_sequence: null,
-    content: [{ type: 'text', text: final }],
+    content: [{ type: 'text', text: finalAnswer }],
     usage: { input_tokens: 650, output_tokens: 30 },
   },
 ]
@@ -64,7 +65,7 @@ export const geminiReplies: readonly unknown[] = [
     modelVersion: 'gemini-2.5-flash',
   },
   {
-    candidates: [{ index: 0, finishReason: 'STOP', content: { role: 'model', parts: [{ text: final }] } }],
+    candidates: [{ index: 0, finishReason: 'STOP', content: { role: 'model', parts: [{ text: finalAnswer }] } }],
     usageMetadata: { promptTokenCount: 220, candidatesTokenCount: 30, totalTokenCount: 250 },
     modelVersion: 'gemini-2.5-flash',
   },

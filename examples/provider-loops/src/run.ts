@@ -1,18 +1,22 @@
-import type { ToolExecutionResult } from '@dsh/tools-core'
+import type { ContentBlock, ToolExecutionResult } from '@dsh/tools-core'
 import type { ParsedToolCall, StepContextLike } from '@dsh/tools-providers'
 import type { Context } from 'cordis'
 import { startReplay } from './replay-server.js'
 import { task, workspaceTools } from './workspace.js'
 
-/** What an example loop gets: the tools, the key and base URL to use, the signal that Ctrl-C aborts. */
-export interface LoopSetup {
+/** What every example loop gets: the tools, the task, the signal that Ctrl-C aborts, the step limit. */
+export interface LoopFrame {
   readonly ctx: Context
   readonly task: string
+  readonly signal: AbortSignal
+  readonly maxSteps: number
+}
+
+/** What a provider loop gets besides the frame: the key and base URL to use. */
+export interface LoopSetup extends LoopFrame {
   readonly apiKey: string
   /** The replay server's URL when offline; `undefined` to use the provider's real API. */
   readonly baseURL: string | undefined
-  readonly signal: AbortSignal
-  readonly maxSteps: number
 }
 
 /**
@@ -21,16 +25,36 @@ export interface LoopSetup {
  */
 export async function runExample(keyVariable: string, replies: readonly unknown[], loop: (setup: LoopSetup) => Promise<void>): Promise<void> {
   const key = process.env[keyVariable]
-  const delayMs = Number(process.env['REPLAY_DELAY_MS'] ?? 0) // offline only: a slow model, to try Ctrl-C
-  const replay = key === undefined || key === '' ? await startReplay(replies, Number.isFinite(delayMs) ? delayMs : 0) : undefined
-  console.log(replay === undefined ? `using the real API (${keyVariable} is set)` : `offline: replaying recorded responses (set ${keyVariable} to use the real API)`)
+  const replay = key === undefined || key === '' ? await startReplay(replies, replayDelayMs()) : undefined
+  try {
+    await runLoop(
+      replay === undefined ? `using the real API (${keyVariable} is set)` : `offline: replaying recorded responses (set ${keyVariable} to use the real API)`,
+      (frame) => loop({ ...frame, apiKey: key ?? 'offline-key', baseURL: replay?.url }),
+    )
+  } finally {
+    await replay?.close()
+  }
+}
+
+/** `REPLAY_DELAY_MS`, offline only: a slow model, to try Ctrl-C. */
+export function replayDelayMs(): number {
+  const delayMs = Number(process.env['REPLAY_DELAY_MS'] ?? 0)
+  return Number.isFinite(delayMs) ? delayMs : 0
+}
+
+/**
+ * The frame of every example: prints `header` and the user's task, runs `loop` with the workspace's tools and a
+ * signal that Ctrl-C aborts, reports a failure (exit code 1) or the cancellation (130), and disposes the Context.
+ */
+export async function runLoop(header: string, loop: (frame: LoopFrame) => Promise<void>): Promise<void> {
+  console.log(header)
   const controller = new AbortController()
   const onSigint = () => controller.abort(new Error('interrupted (Ctrl-C)'))
   process.once('SIGINT', onSigint)
   const ctx = await workspaceTools()
   try {
     console.log(`user: ${task}`)
-    await loop({ ctx, task, apiKey: key ?? 'offline-key', baseURL: replay?.url, signal: controller.signal, maxSteps: 8 })
+    await loop({ ctx, task, signal: controller.signal, maxSteps: 8 })
   } catch (error) {
     // Ctrl-C during a model call rejects it (the SDKs reject with their abort error); during a step, the step
     // still answers every call and the next model call is the one that rejects.
@@ -39,7 +63,6 @@ export async function runExample(keyVariable: string, replies: readonly unknown[
   } finally {
     process.off('SIGINT', onSigint)
     await ctx.root.fiber.dispose()
-    await replay?.close()
   }
 }
 
@@ -51,15 +74,22 @@ export function printStep(
   context: readonly StepContextLike[],
 ): void {
   console.log(`step ${step}: ${calls.length} tool call${calls.length === 1 ? '' : 's'}`)
-  calls.forEach((call, index) => {
-    const result = results[index]
-    const text = (result?.content ?? []).map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join(' ')
-    const outcome = result?.isError === true ? `error ${result.error?.code ?? ''}` : 'ok'
-    const args = call.ok ? JSON.stringify(call.input.arguments) : '(malformed)'
-    console.log(`  ${call.name} ${args} -> ${outcome}: ${text.replaceAll('\n', ' ').slice(0, 100)}`)
-  })
-  for (const entry of context) {
-    const text = entry.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join(' ')
-    console.log(`  + context after the results${entry.source === undefined ? '' : ` (${entry.source})`}: ${text}`)
-  }
+  calls.forEach((call, index) => printCall(call.name, call.ok ? call.input.arguments : undefined, results[index]))
+  for (const entry of context) printContext('after the results', entry)
+}
+
+/** Prints one call: `name {arguments} -> ok: text` or `-> error CODE: text` (`(malformed)` without arguments). */
+export function printCall(name: string, args: unknown, result: ToolExecutionResult | undefined): void {
+  const outcome = result?.isError === true ? `error ${result.error?.code ?? ''}` : 'ok'
+  const text = blocksAsText(result?.content ?? [])
+  console.log(`  ${name} ${args === undefined ? '(malformed)' : JSON.stringify(args)} -> ${outcome}: ${text.replaceAll('\n', ' ').slice(0, 100)}`)
+}
+
+/** Prints the context a post-execute listener attached, and where the loop puts it (`where`). */
+export function printContext(where: string, entry: StepContextLike): void {
+  console.log(`  + context ${where}${entry.source === undefined ? '' : ` (${entry.source})`}: ${blocksAsText(entry.content)}`)
+}
+
+function blocksAsText(blocks: readonly ContentBlock[]): string {
+  return blocks.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join(' ')
 }
