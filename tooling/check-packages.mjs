@@ -2,6 +2,7 @@
 // (tooling/publish-check/cordis-range.mjs); and the tarball pack:all writes carries the root LICENSE, real ranges
 // instead of workspace:^, and its build; and that every error class a built entry exports keeps its name (a class
 // body that names its own class makes esbuild rename it, `_BashConfigError`, which stack traces would show).
+// `node tooling/check-packages.mjs [@dsh/name…]` checks only the packages named (the template check names its sample).
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,9 +34,15 @@ async function renamedClasses(dir, json) {
   return problems
 }
 
+const only = process.argv.length > 2 ? process.argv.slice(2) : undefined
+const selected = listPackages().filter(({ name, json }) => !json.private && (only === undefined || only.includes(name)))
+const unknown = (only ?? []).filter((name) => !selected.some((selectedPackage) => selectedPackage.name === name))
+if (unknown.length > 0) {
+  console.error(`check-packages: not a published package of this workspace: ${unknown.join(', ')}`)
+  process.exit(2)
+}
 const pinned = cordisVersion()
-for (const { dir, name, json } of listPackages()) {
-  if (json.private) continue
+for (const { dir, name, json } of selected) {
   for (const [tool, args] of [
     ['publint', ['--strict']],
     ['attw', ['--pack', '.', '--profile', 'esm-only', '--format', 'table-flipped']],
@@ -54,7 +61,7 @@ for (const { dir, name, json } of listPackages()) {
 // Packed into a scratch folder, so the check neither needs nor replaces the user's tarballs/.
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-check-packages-'))
 try {
-  for (const [name, tarball] of packAll({ destination: scratch })) report(name, 'tarball (LICENSE, ranges, dist)', verifyTarball(tarball))
+  for (const [name, tarball] of packAll({ destination: scratch, only })) report(name, 'tarball (LICENSE, ranges, dist)', verifyTarball(tarball))
 } finally {
   rmSync(scratch, { recursive: true, force: true })
 }

@@ -4,6 +4,8 @@
 // published packages the package.json shape publint cannot see, a reference page docs/reference/<folder>.md that
 // the README links to, a docs-check dependency (so the TypeScript in its docs is type-checked against its build),
 // and, until its first release (no CHANGELOG.md yet), a changeset that names it.
+// The front door names every package under packages/: a row of the README's package table that links to its folder,
+// and a line of the architecture page's package diagram (its first code block). `pnpm new:tool` adds both.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { listPackages, root } from './workspace.mjs'
@@ -27,8 +29,17 @@ const changesetNames = readdirSync(changesetDir)
     return [...frontMatter.matchAll(/^\s*['"]?([^'":\s]+)['"]?\s*:/gm)].map((match) => match[1])
   })
 
+/** The rows of the table under the README's `Packages` heading, and the architecture page's first code block. */
+const readme = readFileSync(join(root, 'README.md'), 'utf8')
+const packagesSection = /^#{2,4} Packages\n([\s\S]*?)(?=^#{1,4} )/m.exec(readme)?.[1] ?? ''
+const packageRows = packagesSection.split('\n').filter((line) => line.startsWith('|'))
+const architecture = readFileSync(join(root, 'docs/architecture.md'), 'utf8')
+const diagram = /^```[^\n]*\n([\s\S]*?)^```/m.exec(architecture)?.[1] ?? ''
+
 const problems = []
 const packages = listPackages()
+if (packageRows.length === 0) problems.push('README.md: no table under a "Packages" heading')
+if (diagram === '') problems.push('docs/architecture.md: no package diagram (its first code block)')
 for (const { dir, folder, name, json } of packages) {
   const where = relative(root, dir)
   const need = (condition, message) => condition || problems.push(`${where}: ${message}`)
@@ -39,6 +50,14 @@ for (const { dir, folder, name, json } of packages) {
   for (const file of ['tsconfig.json', 'vitest.config.ts']) need(existsSync(join(dir, file)), `${file} is missing`)
   const sources = existsSync(join(dir, 'src')) ? walk(join(dir, 'src')) : []
   need(sources.some((file) => file.endsWith('.test.ts')), 'no tests (src/**/*.test.ts)')
+  need(
+    packageRows.some((row) => row.includes(`[\`${name}\`](${where})`)),
+    `the README's Packages table has no row [\`${name}\`](${where})`,
+  )
+  need(
+    new RegExp(`${name.replace(/[/.-]/g, '\\$&')}(?![\\w-])`).test(diagram),
+    `the package diagram of docs/architecture.md (its first code block) does not name ${name}`,
+  )
   need(tsconfigReferences.has(where), `the root tsconfig.json has no reference { "path": "${where}" } (tsc --build would skip it)`)
   if (json.private) continue
   for (const file of ['tsconfig.build.json', 'tsup.config.ts']) need(existsSync(join(dir, file)), `${file} is missing`)

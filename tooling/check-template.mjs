@@ -1,19 +1,24 @@
-// The contributor template must produce a package that passes the test command unchanged: in a copy of the
-// repository (outside the workspace, with the working tree's files), run `pnpm new:tool sample`, then the whole
-// test command (tooling/test.sh: install, structure, lint, build, typecheck, tests, tsc --build, the docs check,
-// publint and attw, the consumer checks and the summary), exactly as a contributor would after generating a tool.
-//
-// The copy's run differs from the outer one in two ways only, both to keep it fast without making it lie:
-//   - DSH_TEMPLATE_CHECK=nested: the copy does not start a copy of its own (that would never end);
-//   - it shares the outer run's turbo cache (TURBO_CACHE_DIR). Turbo's hashes cover every input, so a package
-//     the template does not touch has the same hash in the copy and its results are reused, while the new package
-//     and everything whose inputs changed (the docs check's manifest, the lockfile entries) run for real.
-// The conformance suite is handed on (DSH_CONFORMANCE_DIR) when the outer run has it, so the copy reaches the same
-// verdict: the copy lives in a temporary folder, with no ../shared beside it.
+// The contributor template must produce a package that passes the test command unchanged. In a copy of the
+// repository (outside the workspace, with the working tree's files), run `pnpm new:tool sample`, then every check of
+// the test command that what the template writes can fail, on what it changes:
+//   - the frozen install (the lockfile `pnpm new:tool` updated is the one a contributor commits);
+//   - the structure check (the package's files, the root tsconfig reference, the README table, the architecture
+//     diagram, the docs-check dependency, the changeset) and the linter;
+//   - the new package's own build, typecheck and tests, and those of every workspace package that depends on it
+//     (turbo `--filter=...@dsh/tool-sample`: the docs check's package), with the outer run's turbo cache, so what the
+//     template does not touch is restored and what it touches runs for real;
+//   - the docs check (the new README and reference page type-check; their links resolve);
+//   - the package checks on it (publint, attw, cordis ranges, class names, its tarball), its install alone from a
+//     local registry (npm ls --all, import), and the release check (changesets version it on its own).
+// The rest of the test command checks files the template does not write (the other packages' sources, the other
+// docs, the consumer scenarios), and the outer run has just checked them; running the whole command again in the
+// copy (as this check once did) doubled the test command's time for no verdict it could change.
+// The conformance suite is handed on (DSH_CONFORMANCE_DIR) when the outer run has it, and the sandbox fingerprint
+// and CI are inherited, so the copy's turbo hashes are the outer run's for every package the template leaves alone.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { delimiter, dirname, join, resolve } from 'node:path'
 import { root } from './workspace.mjs'
 
 /** The cache folder turbo uses here: TURBO_CACHE_DIR, else .turbo/cache of the main worktree (turbo shares it). */
@@ -29,39 +34,59 @@ function conformanceDir() {
   return existsSync(join(beside, 'json-schema-test-suite')) ? beside : undefined
 }
 
+const sample = '@dsh/tool-sample'
 const copy = mkdtempSync(join(tmpdir(), 'dsh-template-'))
 const conformance = conformanceDir()
+// The copy's own binaries first (as test.sh puts them), then the outer run's pnpm for the first install.
 const env = {
   ...process.env,
+  PATH: [join(copy, 'node_modules/.bin'), join(root, 'node_modules/.bin'), process.env.PATH].join(delimiter),
   TURBO_TELEMETRY_DISABLED: '1',
+  TURBO_NO_UPDATE_NOTIFIER: '1',
   TURBO_CACHE_DIR: turboCacheDir(),
-  DSH_TEMPLATE_CHECK: 'nested',
   ...(conformance === undefined ? {} : { DSH_CONFORMANCE_DIR: conformance }),
 }
-// The outer run's PATH starts with its own node_modules/.bin; the copy's test.sh puts the copy's first.
-const run = (command, args, cwd = copy) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: 'pipe', env })
+
+const steps = []
+/** Runs one step in the copy; throws with its output when it fails; records its time. */
+function step(title, command, args, cwd = copy) {
+  const started = Date.now()
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env, maxBuffer: 256 * 1024 * 1024 })
+  const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  if (result.status !== 0) {
+    throw new Error(`${title}: '${command} ${args.join(' ')}' exited with ${result.status ?? result.signal}\n${result.stdout}${result.stderr}`)
+  }
+  steps.push(`${title} (${seconds} s)`)
+  return result.stdout
+}
+
 try {
-  const files = run('git', ['ls-files', '-co', '--exclude-standard', '-z'], root).split('\0').filter(Boolean)
+  const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean)
   for (const file of files) {
     if (!existsSync(join(root, file))) continue // deleted in the working tree, not yet in the index
     mkdirSync(dirname(join(copy, file)), { recursive: true })
     cpSync(join(root, file), join(copy, file))
   }
-  run(join(root, 'node_modules/.bin/pnpm'), ['install', '--frozen-lockfile', '--prefer-offline'])
-  run('node', ['tooling/new-tool.mjs', 'sample', 'A sample tool made by the template check.'])
-
-  const started = Date.now()
-  const result = spawnSync('bash', ['tooling/test.sh'], { cwd: copy, encoding: 'utf8', env, maxBuffer: 256 * 1024 * 1024 })
-  const output = `${result.stdout}${result.stderr}`
-  if (result.status !== 0) throw new Error(`tooling/test.sh in the copy exited with ${result.status ?? result.signal}:\n${output}`)
-  // The sample package's own tests must be among the counted ones (its report restored or written in the copy).
+  step('pnpm new:tool sample', 'node', ['tooling/new-tool.mjs', 'sample', 'A sample tool made by the template check.'])
+  step('frozen install', 'pnpm', ['install', '--frozen-lockfile', '--prefer-offline'])
+  step('structure', 'node', ['tooling/check-structure.mjs'])
+  step('lint', 'oxlint', ['--deny-warnings', '.'])
+  step(`build, typecheck, test of ${sample} and its dependents`, 'turbo', [
+    'run', 'build', 'typecheck', 'test', `--filter=...${sample}`, '--output-logs=errors-only', '--concurrency=2',
+  ])
+  step('docs', 'node', ['tooling/docs-check/check-docs.mjs'])
+  step('package checks', 'node', ['tooling/check-packages.mjs', sample])
+  step('installed alone from a local registry', 'node', ['tooling/check-consumers.mjs', 'each-package', `--package=${sample}`])
+  step('release check', join(copy, 'node_modules/.bin/vitest'), ['run', '--reporter=dot'], join(copy, 'tooling/release-check'))
+  // The sample package's own tests must have run and passed (its report written or restored in the copy).
   const report = JSON.parse(readFileSync(join(copy, 'packages/tool-sample/.tmp/test-report.json'), 'utf8'))
-  if (!(report.numPassedTests > 0)) throw new Error(`the sample package's tests did not run in the copy:\n${output}`)
-  const summary = result.stdout.slice(result.stdout.lastIndexOf('== summary'))
-  console.log(`  the copy's summary (${Math.round((Date.now() - started) / 1000)} s):`)
-  for (const line of summary.trim().split('\n').slice(1)) console.log(`  | ${line}`)
-  console.log('template ok: after pnpm new:tool sample, the whole test command passes in a copy of the repository')
+  if (!(report.numPassedTests > 0) || report.numFailedTests !== 0) {
+    throw new Error(`the sample package's tests did not all pass: ${report.numPassedTests} passed, ${report.numFailedTests} failed`)
+  }
+  for (const line of steps) console.log(`  ok: ${line}`)
+  console.log(`template ok: after pnpm new:tool sample, ${sample} passes every check of the test command (${report.numPassedTests} tests)`)
 } catch (error) {
+  for (const line of steps) console.log(`  ok: ${line}`)
   console.error(`template check failed (copy in ${copy}, kept):\n${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`)
   process.exitCode = 1
 } finally {

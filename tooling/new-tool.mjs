@@ -1,7 +1,8 @@
 // `pnpm new:tool <name> [description]`: creates packages/tool-<name>, a tool package that builds, tests (loop,
 // INVALID_ARGS retry, hot unload, type inference) and passes publint/attw as it is, from tooling/templates/tool.
 // It also writes the package's reference page and changeset, adds it to the root tsconfig.json and to the docs
-// check's dependencies (tooling/docs-check/package.json), and links it with `pnpm install`.
+// check's dependencies (tooling/docs-check/package.json), names it in the README's package table and the
+// architecture page's package diagram (the structure check requires both), and links it with `pnpm install`.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -57,9 +58,32 @@ docsCheck.dependencies = Object.fromEntries(
 )
 writeFileSync(docsCheckPath, `${JSON.stringify(docsCheck, null, 2)}\n`)
 
+// The front door names every package: a row of the README's package table (after its last row) and a line of the
+// architecture diagram (among the packages that point at the registry, the ones ending in ┤ above it).
+const readmePath = join(root, 'README.md')
+const readme = readFileSync(readmePath, 'utf8').split('\n')
+const packagesHeading = readme.findIndex((line) => /^#{2,4} Packages$/.test(line))
+let lastRow = -1
+for (let index = packagesHeading + 1; packagesHeading >= 0 && index < readme.length && !/^#{1,4} /.test(readme[index]); index += 1) {
+  if (readme[index].startsWith('|')) lastRow = index
+}
+if (lastRow === -1) throw new Error("README.md has no table under a 'Packages' heading: add the package's row by hand")
+readme.splice(lastRow + 1, 0, `| [\`@dsh/${packageName}\`](packages/${packageName}) | ${values.__DESCRIPTION__} |`)
+writeFileSync(readmePath, readme.join('\n'))
+
+const architecturePath = join(root, 'docs/architecture.md')
+const architecture = readFileSync(architecturePath, 'utf8').split('\n')
+const registryLine = architecture.findIndex((line) => /^\s+@dsh\/tools-registry\b/.test(line))
+const above = architecture.slice(0, registryLine).findLastIndex((line) => /├── @dsh\/\S+ ─+┤/.test(line))
+if (registryLine === -1 || above === -1) throw new Error('docs/architecture.md: no package diagram to add the package to: add it by hand')
+const column = architecture[above].indexOf('┤')
+const start = `        ├── @dsh/${packageName} `
+architecture.splice(above + 1, 0, `${start}${'─'.repeat(Math.max(1, column - start.length))}┤    (${values.__DESCRIPTION__})`)
+writeFileSync(architecturePath, architecture.join('\n'))
+
 const pnpm = existsSync(join(root, 'node_modules/.bin/pnpm')) ? join(root, 'node_modules/.bin/pnpm') : 'pnpm'
 // A new package always changes the lockfile (and pnpm freezes it by default when CI is set).
 execFileSync(pnpm, ['install', '--no-frozen-lockfile', '--prefer-offline'], { cwd: root, stdio: 'inherit' })
 console.log(`created packages/${packageName} (@dsh/${packageName}), docs/reference/${packageName}.md and its changeset;
-added it to tsconfig.json and tooling/docs-check/package.json.
+added it to tsconfig.json, tooling/docs-check/package.json, the README's package table and docs/architecture.md.
 next: edit src/${name}-tool.ts, then run npm test`)

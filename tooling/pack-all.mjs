@@ -31,11 +31,11 @@ export function installLine(dir = './tarballs') {
 }
 
 /**
- * Builds (turbo, cached) and packs every published package into `destination`, emptied first.
- * Returns Map<package name, absolute tarball path>.
+ * Builds (turbo, cached) and packs every published package (or those named in `only`) into `destination`,
+ * emptied first. Returns Map<package name, absolute tarball path>.
  */
-export function packAll({ destination = tarballsDir } = {}) {
-  const packages = publishedPackages()
+export function packAll({ destination = tarballsDir, only } = {}) {
+  const packages = publishedPackages().filter(({ name }) => only === undefined || only.includes(name))
   run(bin('turbo'), ['run', 'build', '--output-logs=errors-only', ...packages.map(({ name }) => `--filter=${name}`)], root)
   rmSync(destination, { recursive: true, force: true })
   mkdirSync(destination, { recursive: true })

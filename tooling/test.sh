@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one command: installs with the pinned pnpm, checks structure, lints, builds, type-checks, tests every
 # package (unit + type tests), checks every published package with publint and attw, checks what `pnpm new:tool`
-# generates, and prints the counts.
+# generates, and prints the counts and the wall time of each step.
 #
 # Environment:
 #   DSH_CONFORMANCE_DIR  the folder that holds json-schema-test-suite/ (the JSON Schema Test Suite that
@@ -12,13 +12,21 @@
 #                        (the @dsh/tool-bash-sandbox tests then fail naming the fix; elsewhere they do not run and
 #                        the summary says so).
 #   TURBO_CACHE_DIR      turbo's cache folder (turbo's own variable); check-template shares it with its copy.
-#   DSH_TEMPLATE_CHECK   "nested" inside check-template's copy: that run does not start another copy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TURBO_TELEMETRY_DISABLED=1 TURBO_NO_UPDATE_NOTIFIER=1 DO_NOT_TRACK=1
 
+# Each step's header; the wall time of every step is printed at the end (bench/results.md keeps the figures).
+timings=()
+phase() {
+  if [ -n "${phase_name:-}" ]; then timings+=("$(printf '%5d s  %s' $((SECONDS - phase_started)) "$phase_name")"); fi
+  phase_name="${1:-}"
+  phase_started=$SECONDS
+  if [ -n "$phase_name" ]; then echo "== $phase_name"; fi
+}
+
 if [ -x node_modules/.bin/pnpm ]; then pnpm_cmd=(node_modules/.bin/pnpm); else pnpm_cmd=(npx -y pnpm@12.4.2); fi
-echo "== install (pnpm 12.4.2, frozen lockfile)"
+phase "install (pnpm 12.4.2, frozen lockfile)"
 "${pnpm_cmd[@]}" install --frozen-lockfile
 export PATH="$PWD/node_modules/.bin:$PATH"
 
@@ -53,43 +61,42 @@ else
 fi
 export DSH_SANDBOX_FINGERPRINT
 
-echo "== structure"
+phase "structure"
 node tooling/check-structure.mjs
 
-echo "== lint (oxlint)"
+phase "lint (oxlint)"
 oxlint --deny-warnings .
 
-echo "== build, typecheck, test (turbo)"
+phase "build, typecheck, test (turbo)"
 # Each package's report (<package>/.tmp/test-report.json) is an output of its test task: turbo writes it back on
 # a cache hit. Clearing them first means the summary only ever counts reports of this run.
 node tooling/summarize-tests.mjs --clear
 # Run every task whose dependencies built, so a failing run still counts every package; then stop with the
 # summary, which names the failed tests and files (turbo never caches a failed task).
 if ! turbo run build typecheck test --output-logs=new-only --concurrency=2 --continue=dependencies-successful; then
-  echo "== summary"
+  phase "summary"
   node tooling/summarize-tests.mjs || true
   echo "turbo run build typecheck test failed (see above)" >&2
   exit 1
 fi
 
-echo "== type-check everything (tsc --build)"
+phase "type-check everything (tsc --build)"
 tsc --build
 
-echo "== docs (every TypeScript block type-checks against the built packages)"
+phase "docs (every TypeScript block type-checks against the built packages)"
 node tooling/docs-check/check-docs.mjs
 
-echo "== package checks (publint, attw)"
+phase "package checks (publint, attw)"
 node tooling/check-packages.mjs
 
-echo "== consumer checks (tarballs; README and guide run literally; publish to a local verdaccio and npm install)"
+phase "consumer checks (tarballs; README and guide run literally; publish to a local verdaccio and npm install)"
 node tooling/check-consumers.mjs
 
-if [ "${DSH_TEMPLATE_CHECK:-}" = nested ]; then
-  echo "== contributor template: not checked again inside check-template's copy"
-else
-  echo "== contributor template (pnpm new:tool, then this whole command, in a copy of the repository)"
-  node tooling/check-template.mjs
-fi
+phase "contributor template (pnpm new:tool sample in a copy of the repository, then every check on what it changed)"
+node tooling/check-template.mjs
 
-echo "== summary"
+phase "summary"
 node tooling/summarize-tests.mjs
+phase
+echo "== wall time by step (total $SECONDS s)"
+printf '%s\n' "${timings[@]}"

@@ -7,11 +7,14 @@
 // 2. Install lines: every @dsh/* or cordis package that a file's TypeScript blocks import is named on an
 //    `npm install` line of a ```sh block of the same file, and cordis only as cordis@<the version we test with>,
 //    because a bare `cordis` installs 3.x, which fails at run time.
+// 3. References (references.mjs): every relative link and anchor, and every repository path written as code, names
+//    something in the repository, and no page cites a document users do not have. Also over examples/*/README.md.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
 import { cordisVersion, installLine, publishedPackages } from '../pack-all.mjs'
 import { installProblems } from './install-lines.mjs'
+import { referenceProblems } from './references.mjs'
 import { fencedBlocks, isTypeScript } from './markdown.mjs'
 
 const here = import.meta.dirname
@@ -79,9 +82,25 @@ for (const file of files) {
     problems.push(...installProblems(blocks, rule).map((problem) => `${where}: ${problem}`))
   }
 }
+const exampleReadmes = readdirSync(join(root, 'examples'))
+  .map((name) => join(root, 'examples', name, 'README.md'))
+  .filter(existsSync)
+// The root README's `npm run <script>` commands name scripts of the root package.json (a renamed script fails here).
+const rootScripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts ?? {}
+const readmeText = readFileSync(join(root, 'README.md'), 'utf8')
+for (const [, script] of readmeText.matchAll(/\bnpm run(?: -s)? ([\w:.-]+)/g)) {
+  if (!(script in rootScripts)) problems.push(`README.md: \`npm run ${script}\` names no script of the root package.json`)
+}
+const referenceIssues = [...files.filter((file) => !file.includes('tooling/consumers')), ...exampleReadmes].flatMap((file) =>
+  referenceProblems(file, readFileSync(file, 'utf8'), root).map((problem) => `${relative(root, file)}:${problem}`),
+)
+if (referenceIssues.length > 0) {
+  console.error(`docs references:\n${referenceIssues.map((problem) => `  - ${problem}`).join('\n')}`)
+}
 if (problems.length > 0) {
   console.error(`docs install lines:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
 }
+problems.push(...referenceIssues)
 writeFileSync(
   join(out, 'tsconfig.json'),
   JSON.stringify({
@@ -109,5 +128,5 @@ try {
 if (problems.length > 0) process.exit(1)
 console.log(
   `docs ok: ${sources.size} TypeScript blocks type-check${skipped ? ` (${skipped} marked ignore-check)` : ''}; ` +
-    `install lines name every imported package and cordis@${cordisVersion()}`,
+    `install lines name every imported package and cordis@${cordisVersion()}; every reference resolves`,
 )
