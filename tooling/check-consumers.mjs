@@ -268,17 +268,22 @@ async function registryBash(registry) {
 // Each package alone, as its README installs it: npm must find a tree that satisfies every dependency and peer range
 // (`npm ls --all` exits non-zero on a missing or invalid one) and the package must load under Node.
 async function eachPackage(registry, tarballs) {
-  const checked = []
-  for (const [name, tarball] of tarballs) {
-    if (onlyPackages.length > 0 && !onlyPackages.includes(name)) continue
+  const list = [...tarballs].filter(([name]) => onlyPackages.length === 0 || onlyPackages.includes(name))
+  const checkOne = async ([name, tarball]) => {
     const peers = JSON.parse(readFromTarball(tarball, 'package.json')).peerDependencies ?? {}
     const project = await registryConsumer(registry, name.replace('@dsh/', ''), [name], { cordis: 'cordis' in peers })
     await npm(['ls', '--all'], project)
     await run('node', ['--input-type=module', '-e', `await import(${JSON.stringify(name)})`], { cwd: project })
-    checked.push(name.replace('@dsh/', ''))
     rmSync(project, { recursive: true, force: true })
   }
-  return `npm install <package> (${cordis} where it is a peer), npm ls --all and import: ${checked.join(', ')}`
+  // Two at a time (separate projects; npm's cache is safe to share); the first failure is the scenario's.
+  let next = 0
+  const worker = async () => {
+    while (next < list.length) await checkOne(list[next++])
+  }
+  const failed = (await Promise.allSettled([worker(), worker()])).find((outcome) => outcome.status === 'rejected')
+  if (failed) throw failed.reason
+  return `npm install <package> (${cordis} where it is a peer), npm ls --all and import: ${list.map(([name]) => name.replace('@dsh/', '')).join(', ')}`
 }
 
 // A changed leaf package is released: an existing consumer's `npm update` must take that one package's new version
@@ -333,13 +338,33 @@ const scenarios = [
 ].filter(({ name }) => selected(name))
 
 let failures = 0
+/** Runs one scenario; resolves to the line to print (a failure is counted and its line goes to stderr). */
 async function attempt(scenario, ...args) {
   try {
-    console.log(`  ${scenario.name}: ok (${await scenario.run(...args)})`)
+    return { stream: 'stdout', text: `  ${scenario.name}: ok (${await scenario.run(...args)})` }
   } catch (error) {
     failures += 1
-    console.error(`  ${scenario.name}: FAILED\n${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`)
+    return { stream: 'stderr', text: `  ${scenario.name}: FAILED\n${error.stdout ?? ''}${error.stderr ?? ''}${error.message}` }
   }
+}
+const report = ({ stream, text }) => (stream === 'stdout' ? console.log(text) : console.error(text))
+
+/**
+ * The scenarios that share nothing (each its own scratch project; npm's cache is safe to share) run two at a time:
+ * most of their time is npm and tsc waiting on the disk and the network. Lines are printed in the scenarios' order.
+ */
+async function attemptAll(list, ...args) {
+  const results = new Array(list.length)
+  let next = 0
+  const worker = async () => {
+    while (next < list.length) {
+      const index = next++
+      results[index] = attempt(list[index], ...args)
+      await results[index]
+    }
+  }
+  await Promise.all([worker(), worker()])
+  for (const result of results) report(await result)
 }
 
 try {
@@ -347,7 +372,7 @@ try {
   const tarballs = packAll({ destination: scratch('dsh-packs-') })
   const unknown = onlyPackages.filter((name) => !tarballs.has(name))
   if (unknown.length > 0) throw new Error(`--package names no published package: ${unknown.join(', ')}`)
-  for (const scenario of scenarios.filter(({ registry }) => !registry)) await attempt(scenario, tarballs)
+  await attemptAll(scenarios.filter(({ registry }) => !registry), tarballs)
   const registryScenarios = scenarios.filter(({ registry }) => registry)
   if (registryScenarios.length > 0) {
     const registry = await startRegistry()
@@ -356,7 +381,7 @@ try {
     try {
       for (const tarball of tarballs.values()) await publish(registry, tarball)
       console.log(`  published ${tarballs.size} packages to verdaccio at ${registry.url} (pid ${registry.pid})`)
-      for (const scenario of registryScenarios) await attempt(scenario, tarballs, registry)
+      for (const scenario of registryScenarios) report(await attempt(scenario, tarballs, registry))
     } catch (error) {
       failures += 1
       console.error(`  registry: FAILED\n${error.stdout ?? ''}${error.stderr ?? ''}${error.message}`)
