@@ -354,7 +354,7 @@ const report = ({ stream, text }) => (stream === 'stdout' ? console.log(text) : 
  * most of their time is npm and tsc waiting on the disk and the network. Lines are printed in the scenarios' order.
  */
 async function attemptAll(list, ...args) {
-  const results = new Array(list.length)
+  const results = Array.from({ length: list.length })
   let next = 0
   const worker = async () => {
     while (next < list.length) {
