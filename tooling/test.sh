@@ -31,7 +31,8 @@ phase "install (pnpm 12.4.2, frozen lockfile)"
 export PATH="$PWD/node_modules/.bin:$PATH"
 
 # The conformance suite lives outside the repository, so turbo cannot hash it as an input. Its fingerprint (the
-# names and contents of the files the test reads, or "absent") goes into the tools-schema test task's hash through
+# names and contents of the files the tests read, or "absent") goes into every test task's hash (tools-schema's and
+# tools-mcp's conformance tests read it) through
 # turbo.json's `env`, with DSH_CONFORMANCE_DIR and CI: a cached result is always one of the same suite, and a
 # cached "did not run" never stands in for a run that would find the suite.
 # When the suite is found beside the repository, DSH_CONFORMANCE_DIR is set to it (absolute), so the test reads

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { HOST_SIGNALS } from './host-exit.js'
+import { HOST_SIGNALS } from '@dsh/tools-registry'
 import { isProcessAlive } from './process-group.js'
 import { loadExecutor, pidsIn, useScratch, waitFor } from './test-support.js'
 

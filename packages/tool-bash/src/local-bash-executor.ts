@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { resolve as resolvePath } from 'node:path'
 import { Service, type Context } from 'cordis'
-import { checkCordisHost } from '@dsh/tools-registry'
+import { checkCordisHost, onHostExit } from '@dsh/tools-registry'
 import type {
   BashExecutor,
   BashExecutorLimits,
@@ -17,7 +17,6 @@ import { BashRequestError } from './bash-request-error.js'
 import { BashSpawnError } from './bash-spawn-error.js'
 import { createCommandEnvironment } from './command-environment.js'
 import { ownValue } from './config-values.js'
-import { onHostExit } from './host-exit.js'
 import { resolveLocalBashConfig, type LocalBashConfig, type ResolvedLocalBashConfig } from './local-bash-config.js'
 import { SpillStore } from './spill-store.js'
 

@@ -9,6 +9,7 @@ import type {
   PreToolDecision,
   ReadonlyJsonValue,
   ToolArgumentsCheck,
+  ToolAnnotations,
   ToolApprovalOutcome,
   ToolCallView,
   ToolDefinition,
@@ -118,6 +119,15 @@ describe('contract types', () => {
     expectTypeOf(frozen).toExtend<ToolOutputSchema>()
     expectTypeOf<{ type: 'string' }>().not.toExtend<ToolOutputSchema>()
     expectTypeOf<{ type: 'object'; bad: () => void }>().not.toExtend<ToolOutputSchema>()
+  })
+
+  it('title and annotations are optional display fields of the definition, never keys of the model-facing schema', () => {
+    expectTypeOf<ToolDefinition['title']>().toEqualTypeOf<string | undefined>()
+    expectTypeOf<ToolDefinition['annotations']>().toEqualTypeOf<ToolAnnotations | undefined>()
+    expectTypeOf<'title' | 'annotations'>().not.toExtend<keyof ToolSchema>()
+    expectTypeOf<{ readOnlyHint: true; destructiveHint: false; idempotentHint: true; openWorldHint: false }>().toExtend<ToolAnnotations>()
+    expectTypeOf<{ readOnlyHint: 'yes' }>().not.toExtend<ToolAnnotations>()
+    expectTypeOf<{ title: 1 }>().not.toExtend<ToolAnnotations>()
   })
 
   it('cards discriminate on card', () => {

@@ -73,6 +73,7 @@ export {
   type ToolArgumentsAccepted,
   type ToolArgumentsCheck,
   type ToolArgumentsRejected,
+  type ToolAnnotations,
   type ToolDefinition,
   type ToolExecuteObjectReturn,
   type ToolExecuteReturn,

@@ -84,8 +84,37 @@ export interface ToolArgumentsRejected {
   readonly message: string
 }
 
+/**
+ * The MCP behaviour hints of a tool (MCP's `ToolAnnotations`), declared by its author. They describe the tool to
+ * clients and people (a client may skip a confirmation for a read-only tool), so declare only what is true. They are
+ * never part of the model-facing {@link ToolSchema}. An MCP server lists them as the tool's `annotations`; the registry
+ * itself reads `readOnlyHint` only (a read-only tool may run in parallel unless `concurrencySafe` says otherwise).
+ */
+export interface ToolAnnotations {
+  /** MCP's annotation title, a display name; prefer {@link ToolDefinition.title}. */
+  readonly title?: string | undefined
+  /** The tool does not modify its environment. MCP's default: `false`. */
+  readonly readOnlyHint?: boolean | undefined
+  /** The tool may perform destructive updates (meaningful when not read-only). MCP's default: `true`. */
+  readonly destructiveHint?: boolean | undefined
+  /** Calling it twice with the same arguments has no further effect (meaningful when not read-only). MCP's default: `false`. */
+  readonly idempotentHint?: boolean | undefined
+  /** The tool interacts with an open world of external entities (the web, a shared service). MCP's default: `true`. */
+  readonly openWorldHint?: boolean | undefined
+}
+
 /** A registered tool: the model-facing schema, the body, and optional presenters. */
 export interface ToolDefinition extends ToolSchema {
+  /**
+   * A human-readable display name for UIs and MCP clients (`Read a file`), never sent to the model (the model
+   * reads `name` and `description`). An MCP server lists it as the tool's `title`.
+   */
+  title?: string | undefined
+  /**
+   * The tool's MCP behaviour hints ({@link ToolAnnotations}), as its author declares them; never sent to the model.
+   * An MCP server lists exactly these as the tool's `annotations` (nothing is derived from `concurrencySafe`).
+   */
+  annotations?: ToolAnnotations | undefined
   /**
    * Runs one call. `args` is the parsed, frozen JSON arguments (`unknown`: a raw definition validates its own
    * input; `defineTool` does it for you). Throwing makes the call an `isError` result: a branded `DshError` keeps

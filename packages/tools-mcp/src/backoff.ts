@@ -17,6 +17,45 @@ export class FailureWindow {
   }
 }
 
+/** What {@link RestartBreaker.failure} counted. */
+export interface BreakerCount {
+  /** The count that paces the backoff and trips the breaker: the larger of the two below. */
+  readonly failures: number
+  /** Failures in a row since the server was last ready (every failed connect of a server that never got ready). */
+  readonly inARow: number
+  /** Failures within the sliding window. */
+  readonly inWindow: number
+}
+
+/**
+ * The circuit breaker of a server connection. Failures add up two ways, and either count can trip it:
+ *
+ * - within the sliding `windowMs` (a server that crashes again and again after it got ready), and
+ * - in a row, however long they took, until the server is ready again. Time alone cannot be the measure: a server
+ *   that accepts connections and never answers fails each attempt only when the connect budget runs out (30 s by
+ *   default), so fewer attempts than the limit fit any window, and the breaker could never trip.
+ */
+export class RestartBreaker {
+  readonly #window: FailureWindow
+  #inARow = 0
+
+  constructor(windowMs: number) {
+    this.#window = new FailureWindow(windowMs)
+  }
+
+  /** Records a failure at `now`. */
+  failure(now: number = Date.now()): BreakerCount {
+    const inWindow = this.#window.record(now)
+    this.#inARow += 1
+    return { failures: Math.max(inWindow, this.#inARow), inARow: this.#inARow, inWindow }
+  }
+
+  /** The server is ready: the failures in a row start over (those within the window still count). */
+  ready(): void {
+    this.#inARow = 0
+  }
+}
+
 /**
  * The wait before the next attempt after `failures` failures within the window: `initialDelayMs` doubled per
  * failure, capped at `maxDelayMs`. With `jitter` (a function like `Math.random`), "equal jitter": a uniformly

@@ -134,7 +134,8 @@ describe('replay after a crash', () => {
     const replayed = await trustedServer.t.tools.execute({ callId: 'c', name: 'mcp__fx__crash', arguments: {} })
     expect(replayed.error?.code).toBe('MCP_SERVER_CRASHED') // it crashes every time: sent twice, then reported
     await until(() => mcpServerStatus(trustedServer.t.ctx, 'fx')?.restarts === 2, 15_000, 'two restarts (one per attempt)')
-    const untrustedServer = await loadFixture([idempotent], cleanups, { id: 'un', config: { restart: { maxRestarts: 5, initialDelayMs: 10, maxDelayMs: 10 } } })
+    // An untrusted server's tools all ask: allowed here by the host, so the call runs (and is not replayed).
+    const untrustedServer = await loadFixture([idempotent], cleanups, { id: 'un', config: { tools: { crash: { approval: 'allow' } }, restart: { maxRestarts: 5, initialDelayMs: 10, maxDelayMs: 10 } } })
     await untrustedServer.t.tools.execute({ callId: 'c', name: 'mcp__un__crash', arguments: {} })
     await until(() => mcpServerStatus(untrustedServer.t.ctx, 'un')?.state === 'ready', 15_000, 'the restart')
     expect(mcpServerStatus(untrustedServer.t.ctx, 'un')?.restarts).toBe(1)

@@ -42,6 +42,19 @@ function failureError(connection: ServerConnection, plan: PlannedTool, failure: 
   }
 }
 
+/**
+ * The plugin was unloaded (its fiber disposed) while the call ran or waited for the server: the session was closed
+ * on purpose and nothing restarts it, so the model must not wait for a restart or retry.
+ */
+function unloadedError(where: string, server: string, cause: unknown): McpCallError {
+  return new McpCallError(
+    MCP_ERROR_CODES.SERVER_UNLOADED,
+    `The MCP server ${JSON.stringify(server)} was unloaded while ${where} ran or waited to run; the call did not complete and may or may not have taken effect. The server's tools are gone until the harness loads it again.`,
+    server,
+    { cause },
+  )
+}
+
 function capError(where: string, server: string, budget: McpCallBudget, cause?: unknown): McpCallError {
   return new McpCallError(
     MCP_ERROR_CODES.TIMEOUT,
@@ -82,10 +95,12 @@ export async function callServerTool(connection: ServerConnection, plan: Planned
           onProgress: (progress) =>
             connection.emitProgress({ server, name: plan.name, callId: exec.callId, progress: progress.progress, total: progress.total, message: progress.message }),
         })
-        return mapCallResult(result, { server, tool: plan.wireName, bounds: connection.config.output })
+        // Checked here against the gated outputSchema (the SDK is not given it: see sdk-session.ts).
+        return mapCallResult(result, { server, tool: plan.wireName, bounds: connection.config.output, outputSchema: plan.outputCheck })
       } catch (error) {
         if (exec.signal.aborted) throw new Error(`The call to ${plan.name} was cancelled; the MCP server was told to stop it.`, { cause: error })
         if (cap.signal.aborted) throw capError(where, server, budget, error)
+        if (connection.unloaded) throw unloadedError(where, server, error)
         if (!(error instanceof SessionFailure)) throw error
         const mapped = failureError(connection, plan, error, budget)
         if (mapped.code === MCP_ERROR_CODES.SERVER_CRASHED && plan.policy.replayable && attempt === 0) continue

@@ -35,6 +35,8 @@ it('types the listen stream in the status and its mcp/listen event', () => {
 
 it('keeps codes literal', () => {
   expectTypeOf(MCP_ERROR_CODES.RESULT_TOO_LARGE).toMatchTypeOf<'MCP_RESULT_TOO_LARGE'>()
+  expectTypeOf(MCP_ERROR_CODES.TOOL_QUARANTINED).toMatchTypeOf<'MCP_TOOL_QUARANTINED'>()
+  expectTypeOf(MCP_ERROR_CODES.SERVER_UNLOADED).toMatchTypeOf<'MCP_SERVER_UNLOADED'>()
 })
 
 it("matches the SDK's own tool and result shapes (structural types, no SDK import at run time)", () => {

@@ -5,8 +5,9 @@ import type { McpServerStatus } from './mcp-events.js'
 import { ServerConnection } from './server-connection.js'
 import { resolveMcpServerConfig, type McpServerConfig } from './server-config.js'
 
-export { mapCallResult, mapContent, type MappedResult, type McpResultMeta } from './call-results.js'
-export { listAllTools, planTools, type PlannedTool, type ToolState } from './discovery.js'
+export { requireFullArgumentValidation } from './argument-validation.js'
+export { mapCallResult, mapContent, type MapCallResultContext, type MappedResult, type McpResultMeta } from './call-results.js'
+export { listAllTools, MAX_WIRE_NAME_LENGTH, planTools, type OmittedTools, type PlannedTool, type ToolState } from './discovery.js'
 export { fingerprintTool } from './fingerprint.js'
 export { McpCallError, type McpCallErrorOptions } from './mcp-call-error.js'
 export { McpConfigError } from './mcp-config-error.js'
@@ -14,7 +15,9 @@ export { McpConnectError } from './mcp-connect-error.js'
 export { MCP_ERROR_CODES, type McpErrorCode } from './mcp-error-codes.js'
 export type { McpConnectionState, McpListenEvent, McpListenStatus, McpProgressEvent, McpServerStatus, McpToolStatus } from './mcp-events.js'
 export { cutUtf8, DEFAULT_RESULT_BOUNDS, type ResultBounds } from './result-bounds.js'
-export { gateInputSchema, type SchemaBounds, type SchemaFinding, type SchemaGateResult, type SchemaPolicy } from './schema-gate.js'
+export { gateInputSchema, gateOutputSchema, type OutputSchemaGateResult, type SchemaBounds, type SchemaFinding, type SchemaGateResult, type SchemaPolicy } from './schema-gate.js'
+export { checkOutput, type OutputCheckResult } from './output-check.js'
+export { MAX_PATTERN_LENGTH } from './linear-pattern.js'
 export {
   callBudget,
   DEFAULT_INHERITED_ENV,
@@ -95,8 +98,9 @@ export async function whenMcpServerReady(ctx: Context, id: string): Promise<McpS
 
 /**
  * Approves the current definitions of quarantined tools of server `id` (by wire name; all of them when `tools` is
- * omitted) and registers them. To keep the approval across restarts of the harness, persist the fingerprints of
- * {@link McpServerStatus} tools in `pinned`.
+ * omitted) and registers them. A tool quarantined because another wire name owns its registry name is approved only
+ * when named in `tools`, which hands it the name. To keep the approval across restarts of the harness, persist the
+ * fingerprints of {@link McpServerStatus} tools in `pinned`.
  */
 export async function approveMcpTools(ctx: Context, id: string, tools?: readonly string[]): Promise<McpServerStatus> {
   const connection = registryOf(ctx).get(id)

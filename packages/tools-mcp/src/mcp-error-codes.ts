@@ -14,6 +14,9 @@ import { defineToolErrorCodes } from '@dsh/tools-core'
  * - `MCP_INVALID_OUTPUT`: `structuredContent` did not match the tool's `outputSchema`.
  * - `MCP_INPUT_REQUIRED`: the server asked for user input (elicitation), which this client does not serve.
  * - `MCP_CONNECT_FAILED`: the server could not be started or did not complete the handshake.
+ * - `MCP_TOOL_QUARANTINED`: the tool's definition changed since it was approved (or another wire name took its
+ *   registry name); it is not offered and its calls are refused until a person approves it (`approveMcpTools`).
+ * - `MCP_SERVER_UNLOADED`: the server's plugin was unloaded (its fiber disposed) while the call ran or waited.
  */
 export const MCP_ERROR_CODES = defineToolErrorCodes('MCP', [
   'SERVER_ERROR',
@@ -25,6 +28,8 @@ export const MCP_ERROR_CODES = defineToolErrorCodes('MCP', [
   'INVALID_OUTPUT',
   'INPUT_REQUIRED',
   'CONNECT_FAILED',
+  'TOOL_QUARANTINED',
+  'SERVER_UNLOADED',
 ])
 
 /** One of {@link MCP_ERROR_CODES}. */

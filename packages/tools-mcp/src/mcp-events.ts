@@ -13,7 +13,10 @@ export interface McpToolStatus {
   readonly state: ToolState
   /** The fingerprint of its current definition (`sha256:…`): persist it in `pinned` to approve it across restarts. */
   readonly fingerprint: string
-  /** Why it is not registered, when it is not. */
+  /**
+   * Why it is not registered, when it is not; for a registered tool, which parts of its arguments are not validated
+   * before policy (a server's `pattern`, an overlapping `anyOf`, …), when some are not.
+   */
   readonly note?: string | undefined
   /** What the schema gate found (also for registered tools, whose schema `transform` may have changed). */
   readonly findings: readonly SchemaFinding[]
@@ -32,8 +35,16 @@ export interface McpServerStatus {
   readonly era?: 'legacy' | 'modern' | undefined
   /** What the server says it is (informational). */
   readonly serverInfo?: { readonly name: string; readonly version: string } | undefined
-  /** Every tool of the last listing. */
+  /**
+   * Every tool of the last listing (up to `maxTools`), a malformed one too: it is `rejected`, with a `note` and
+   * `findings` saying why (an entry without a usable name has `wireName` and `name` `''`).
+   */
   readonly tools: readonly McpToolStatus[]
+  /**
+   * Set when the last listing held more than `maxTools` tools: the first `maxTools` (in the server's order) were
+   * planned, `count` more were read and left out, and `more` is true when further pages were not read at all.
+   */
+  readonly omittedTools?: { readonly count: number; readonly more: boolean } | undefined
   /** The last connection or listing failure. */
   readonly error?: { readonly code: string; readonly message: string } | undefined
   /** Restarts after crashes so far. */

@@ -1,6 +1,8 @@
-/** Live process groups of stdio servers, killed synchronously if the host exits with them still running. */
+import { onHostExit } from '@dsh/tools-registry'
+
+/** Live process groups of stdio servers, killed synchronously if the host exits or dies with them still running. */
 const liveGroups = new Set<number>()
-let hooked = false
+let releaseHostHooks: (() => void) | undefined
 
 function killAll(): void {
   for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL')
@@ -28,21 +30,20 @@ export function groupAlive(pgid: number): boolean {
 }
 
 /**
- * Tracks a group for the host-exit sweep. An `exit` hook runs synchronously: the group is SIGKILLed when the host
- * exits normally. A host killed by SIGKILL cannot clean up: its server groups then outlive it (the trade-off of
- * `detached` groups, documented in the reference page).
+ * Tracks a group for the host-exit sweep ({@link onHostExit} of `@dsh/tools-registry`, shared with tool-bash's
+ * commands): the group is SIGKILLed, synchronously, when the host exits (normally or by `process.exit`) or dies by
+ * SIGINT, SIGTERM or SIGHUP that it has no handler of its own for (the signal is then raised again, so the host still
+ * dies by it). A host killed by SIGKILL cannot clean up: its server groups then outlive it (the trade-off of
+ * `detached` groups, documented in the reference page). The hooks are held while any group is tracked.
  */
 export function trackGroup(pgid: number): () => void {
-  if (!hooked) {
-    hooked = true
-    process.on('exit', killAll)
-  }
   liveGroups.add(pgid)
+  releaseHostHooks ??= onHostExit(killAll)
   return () => {
     liveGroups.delete(pgid)
-    if (liveGroups.size === 0 && hooked) {
-      hooked = false
-      process.off('exit', killAll)
+    if (liveGroups.size === 0 && releaseHostHooks !== undefined) {
+      releaseHostHooks()
+      releaseHostHooks = undefined
     }
   }
 }

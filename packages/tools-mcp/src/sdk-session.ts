@@ -1,6 +1,16 @@
 // The one file that imports the MCP SDK (`@modelcontextprotocol/client`, pinned). Everything else talks to the
 // server through `McpSession` (session-types.ts), so an SDK upgrade or a swap touches this file alone.
-import { Client, ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client'
+import {
+  Client,
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  type StandardSchemaV1,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client'
 import type { JsonObject } from '@dsh/tools-core'
 import type { McpCallResult, McpListenStream, McpSession, McpToolDefinition, McpToolPage, SessionCallOptions } from './session-types.js'
 import { SessionFailure } from './session-types.js'
@@ -12,7 +22,21 @@ export interface OpenSessionOptions {
   readonly clientInfo: { readonly name: string; readonly version: string }
   /** `legacy` (the initialize handshake), `auto` (probe `server/discover` first) or `modern` (2026-07-28 only). */
   readonly protocol: 'legacy' | 'auto' | 'modern'
+  /**
+   * The era this server answered with before (kept by the connection across reconnects). In `auto` mode a `legacy`
+   * one skips the `server/discover` probe, which a 2025-era server answers with an error (HTTP 400) on every
+   * connect, and runs the `initialize` handshake at once. A `modern` one changes nothing: the probe is that era's
+   * handshake, and its answer (the server's capabilities) may have changed.
+   */
+  readonly knownEra?: 'legacy' | 'modern' | undefined
+  /** Told the era as soon as the server's answer settles it: the probe's legacy verdict (before the handshake ends), or the connect's. */
+  readonly onEra?: ((era: 'legacy' | 'modern') => void) | undefined
   readonly connectTimeoutMs: number
+  /**
+   * The longest `close()` waits for the polite part of a shutdown (ending listen streams, the `DELETE` that ends a
+   * 2025-era HTTP session) before it closes the client, which aborts whatever is still in flight. Default 2,000.
+   */
+  readonly closeGraceMs?: number | undefined
   readonly signal?: AbortSignal | undefined
   /** A `notifications/tools/list_changed` arrived (advertised or not). */
   readonly onToolsChanged: () => void
@@ -41,32 +65,219 @@ function tolerantBlock(block: unknown): unknown {
 }
 
 /**
- * Wraps a transport so that the content of `tools/call` results is made acceptable to the SDK's strict result
- * schema before it parses them: one unknown block type would otherwise fail the whole call. The MCP mapping keeps
- * every other block 1:1.
+ * The tools of a `tools/list` page as the server sent them, by the empty stand-in array that takes their place in
+ * the page the SDK parses: the SDK checks every tool against its schema, so one malformed tool (a non-string
+ * description) or one deeply nested schema (its recursive JSON check overflows the stack) would fail the whole page.
+ * `planTools` checks each tool on its own instead, and leaves out only the bad ones.
+ */
+const listedTools = new WeakMap<object, unknown[]>()
+
+/** A result schema that takes the page as it is, so the stand-in above reaches `listToolsPage` unchanged. */
+const unparsedPage: StandardSchemaV1<unknown, { tools?: unknown; nextCursor?: unknown; ttlMs?: unknown }> = {
+  '~standard': { version: 1, vendor: 'dsh-tools-mcp', validate: (value) => ({ value: value as { tools?: unknown } }) },
+}
+
+/** Marks the JSON-RPC error this client puts in place of a malformed response (see {@link malformedResponse}). */
+const MALFORMED = 'dsh/malformedResponse'
+
+function describeJson(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'string' ? 'a string' : typeof value
+}
+
+/**
+ * Why `message`, an answer to a request (an `id` and no `method`), is not a response the SDK can route, or
+ * `undefined` when it is one (or is no answer at all). The SDK drops such a message as an unknown message type and
+ * leaves the request waiting for its timeout: `"result": null` would stall a call for its whole idle budget.
+ */
+function malformedResponse(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined
+  const record = message as Record<string, unknown>
+  if (!Object.hasOwn(record, 'id') || Object.hasOwn(record, 'method')) return undefined
+  if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) return undefined
+  const hasResult = Object.hasOwn(record, 'result')
+  const hasError = Object.hasOwn(record, 'error')
+  if (hasResult && hasError) return 'it carries both "result" and "error"'
+  if (hasResult) {
+    const { result } = record
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) return `its "result" is ${describeJson(result)}, not an object`
+  } else if (hasError) {
+    return 'its "error" is not an object with an integer "code" and a string "message"'
+  } else {
+    return 'it carries neither "result" nor "error"'
+  }
+  return 'it is not a well-formed JSON-RPC 2.0 response ("jsonrpc" missing or not "2.0", or a member JSON-RPC does not define)'
+}
+
+/** The JSON-RPC error response this client routes in place of a malformed one, so its request fails at once. */
+function malformedAnswer(id: string | number, why: string): unknown {
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: `The MCP server sent a malformed response: ${why}.`, data: { [MALFORMED]: true } } }
+}
+
+/** The answer to route instead of `message`: itself, or an error response when it is a malformed answer. */
+function checkedMessage(message: unknown): unknown {
+  const why = malformedResponse(message)
+  if (why === undefined) return message
+  const { id } = message as { id: unknown }
+  // An id the SDK cannot match answers no request: nothing waits for it.
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? malformedAnswer(id, why) : message
+}
+
+/**
+ * Wraps a transport so that the SDK sees only answers it can route and parse: a malformed answer to a request
+ * (`"result": null`, an array, both or neither of `result` and `error`) becomes a JSON-RPC error for that request,
+ * which fails it at once (`MCP_PROTOCOL_ERROR`), and the content of a result is made acceptable to the SDK's strict
+ * result schema (one unknown block type would otherwise fail the whole call). The MCP mapping keeps every other
+ * block 1:1.
  */
 function tolerantTransport(inner: Transport): Transport {
-  const calls = new Set<unknown>()
   return new Proxy(inner, {
     get(target, key) {
-      if (key === 'send') {
-        return (message: { method?: unknown; id?: unknown }, options?: unknown) => {
-          if (message.method === 'tools/call' && message.id !== undefined) calls.add(message.id)
-          return target.send(message as never, options as never)
-        }
-      }
       const value: unknown = Reflect.get(target, key)
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
     },
     set(target, key, value) {
       if (key !== 'onmessage' || typeof value !== 'function') return Reflect.set(target, key, value)
-      target.onmessage = ((message: { id?: unknown; result?: { content?: unknown } }, extra?: unknown) => {
-        if (message.id !== undefined && calls.delete(message.id) && Array.isArray(message.result?.content)) {
+      target.onmessage = ((raw: unknown, extra?: unknown) => {
+        let message = checkedMessage(raw) as { id?: unknown; method?: unknown; result?: { content?: unknown; tools?: unknown } }
+        // Only answers to this client's requests carry a result; only tools/call results carry content.
+        if (message.id !== undefined && message.method === undefined && Array.isArray(message.result?.content)) {
           message = { ...message, result: { ...message.result, content: message.result.content.map(tolerantBlock) } }
+        }
+        // Only tools/list results carry tools: they bypass the SDK's per-tool schema (see listedTools).
+        if (message.id !== undefined && message.method === undefined && Array.isArray(message.result?.tools)) {
+          const standIn: unknown[] = []
+          listedTools.set(standIn, message.result.tools)
+          message = { ...message, result: { ...message.result, tools: standIn } }
         }
         ;(value as (message: unknown, extra?: unknown) => void)(message, extra)
       }) as Transport['onmessage']
       return true
+    },
+  })
+}
+
+/** An SSE event longer than this is passed on unchecked (the SDK buffers it whole either way). */
+const maxCheckedEventChars = 16 * 1024 * 1024
+
+/**
+ * Checks the answers in a `text/event-stream` body event by event, as {@link tolerantTransport} does for stdio:
+ * the Streamable HTTP transport parses each event with the SDK's JSON-RPC schema before anything sees it, drops
+ * one that fails, and its request then waits for its timeout. An event is passed on when it is complete (as the
+ * SDK's own parser dispatches it); one holding a malformed answer is passed on with that answer replaced.
+ */
+function checkedEventStream(): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder()
+  const encoder = new TextEncoder()
+  let buffer = ''
+  let event = '' // the raw lines of the event being read
+  let data: string[] = []
+  let unchecked = false
+  const endEvent = (controller: TransformStreamDefaultController<Uint8Array>, blank: string): void => {
+    let text = event + blank
+    if (!unchecked && data.length > 0) {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(data.join('\n'))
+      } catch {
+        parsed = undefined
+      }
+      const checked = parsed === undefined ? undefined : checkedMessage(parsed)
+      if (checked !== parsed) {
+        const kept = event.split(/(?<=\r\n|\n|\r)/).filter((line) => !/^data(:|\r|\n|$)/.test(line))
+        text = `${kept.join('')}data: ${JSON.stringify(checked)}\n${blank}`
+      }
+    }
+    if (text !== '') controller.enqueue(encoder.encode(text))
+    event = ''
+    data = []
+    unchecked = false
+  }
+  const readLines = (controller: TransformStreamDefaultController<Uint8Array>, final: boolean): void => {
+    for (;;) {
+      const end = buffer.search(/\r\n|\n|\r/)
+      // A lone \r at the end may be the first half of \r\n: wait for the next chunk.
+      if (end < 0 || (!final && end === buffer.length - 1 && buffer[end] === '\r')) break
+      const size = buffer.startsWith('\r\n', end) ? 2 : 1
+      const line = buffer.slice(0, end)
+      const raw = buffer.slice(0, end + size)
+      buffer = buffer.slice(end + size)
+      if (line === '') {
+        endEvent(controller, raw)
+        continue
+      }
+      if (unchecked) {
+        controller.enqueue(encoder.encode(raw))
+        continue
+      }
+      event += raw
+      if (line.startsWith('data')) {
+        const value = line.slice(4)
+        if (value === '' || value.startsWith(':')) data.push(value.startsWith(': ') ? value.slice(2) : value.slice(1))
+      }
+      if (event.length > maxCheckedEventChars) {
+        controller.enqueue(encoder.encode(event))
+        event = ''
+        data = []
+        unchecked = true
+      }
+    }
+  }
+  return new TransformStream({
+    transform(chunk, controller) {
+      buffer += decoder.decode(chunk, { stream: true })
+      readLines(controller, false)
+    },
+    flush(controller) {
+      buffer += decoder.decode()
+      readLines(controller, true)
+      const rest = event + buffer
+      if (rest !== '') controller.enqueue(encoder.encode(rest))
+    },
+  })
+}
+
+/**
+ * The Streamable HTTP transport's fetch: each answer in a response body is checked before the SDK parses it (see
+ * {@link checkedMessage}). A JSON body that holds a malformed answer is re-encoded with it replaced, an event
+ * stream is checked event by event; anything else is the response as it came.
+ */
+function checkingFetch(request: Request | string | URL, init?: RequestInit): Promise<Response> {
+  return fetch(request, init).then(async (response) => {
+    if (!response.ok || response.body === null) return response
+    const type = (response.headers.get('content-type') ?? '').toLowerCase()
+    const rebuilt = (body: ConstructorParameters<typeof Response>[0]): Response => new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+    if (type.startsWith('text/event-stream')) return rebuilt(response.body.pipeThrough(checkedEventStream()))
+    if (!type.startsWith('application/json')) return response
+    const text = await response.text()
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return rebuilt(text) // the SDK reports it
+    }
+    const checked = Array.isArray(parsed) ? parsed.map(checkedMessage) : checkedMessage(parsed)
+    const changed = Array.isArray(parsed) ? (checked as unknown[]).some((item, index) => item !== parsed[index]) : checked !== parsed
+    return rebuilt(changed ? JSON.stringify(checked) : text)
+  })
+}
+
+/**
+ * Tells `onLegacy` when the SDK sends `initialize`: in `auto` mode that is the probe's verdict (the server answered
+ * `server/discover` as a 2025-era server does), known even when the rest of the connect then fails.
+ */
+function watchHandshake(inner: Transport, onLegacy: () => void): Transport {
+  return new Proxy(inner, {
+    get(target, key) {
+      if (key === 'send') {
+        return (message: { method?: unknown }, options?: unknown) => {
+          if (message.method === 'initialize') onLegacy()
+          return target.send(message as never, options as never)
+        }
+      }
+      const value: unknown = Reflect.get(target, key)
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
     },
   })
 }
@@ -86,12 +297,20 @@ export function classifySdkError(error: unknown): SessionFailure {
       case SdkErrorCode.UnsupportedResultType:
         return new SessionFailure('input-required', message, undefined, { cause: error })
       case SdkErrorCode.InvalidResult:
-        return new SessionFailure(/output schema|structured/i.test(message) ? 'invalid-output' : 'protocol', message, undefined, { cause: error })
+        // The result failed the protocol's own result schema for its method (a wrong shape, a 2025-era
+        // structuredContent that is not an object): a protocol error, whatever field it names. A mismatch with the
+        // tool's outputSchema is a ProtocolError (below).
+        return new SessionFailure('protocol', message, undefined, { cause: error })
       default:
         return new SessionFailure('other', message, undefined, { cause: error })
     }
   }
   if (ProtocolError.isInstance(error)) {
+    const { data } = error as { data?: unknown }
+    // The error this client routed in place of a malformed answer: no JSON-RPC error code came from the server.
+    if (typeof data === 'object' && data !== null && (data as Record<string, unknown>)[MALFORMED] === true) {
+      return new SessionFailure('protocol', message, undefined, { cause: error })
+    }
     const kind = /output schema|structured content/i.test(message) ? 'invalid-output' : 'protocol'
     return new SessionFailure(kind, message, error.code, { cause: error })
   }
@@ -116,17 +335,20 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   client.onerror = () => {} // transport hiccups surface as failed requests or a close
   const isHttp = 'url' in options.transport
   const inner: Transport = isHttp
-    ? new StreamableHTTPClientTransport(new URL(options.transport.url), { requestInit: { headers: { ...options.transport.headers } } })
+    ? new StreamableHTTPClientTransport(new URL(options.transport.url), { requestInit: { headers: { ...options.transport.headers } }, fetch: checkingFetch })
     : (options.transport as unknown as Transport)
-  const transport = tolerantTransport(inner)
+  const onEra = options.onEra
+  const transport = tolerantTransport(onEra === undefined ? inner : watchHandshake(inner, () => onEra('legacy')))
+  const prior = options.protocol === 'auto' && options.knownEra === 'legacy' ? { prior: { kind: 'legacy' as const } } : {}
   try {
-    await client.connect(transport, options.signal === undefined ? { timeout: options.connectTimeoutMs } : { timeout: options.connectTimeoutMs, signal: options.signal })
+    await client.connect(transport, { timeout: options.connectTimeoutMs, ...prior, ...(options.signal === undefined ? {} : { signal: options.signal }) })
   } catch (error) {
     closing = true
     await client.close().catch(() => {})
     throw classifySdkError(error)
   }
   const era = client.getProtocolEra() ?? 'legacy'
+  onEra?.(era)
   const capabilities = client.getServerCapabilities()
   const advertisesListChanged = capabilities?.tools?.listChanged === true
   // 2026-07-28: change notifications arrive only on subscriptions/listen streams, which the connection opens (and
@@ -160,9 +382,12 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     async listToolsPage(cursor: string | undefined, timeoutMs: number): Promise<McpToolPage> {
       try {
         // A raw request: the SDK's listTools() walks pages itself when given no cursor, without our cap and checks.
-        const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, { timeout: timeoutMs })
-        const { ttlMs } = page as { ttlMs?: unknown }
-        return { tools: page.tools as unknown as McpToolDefinition[], nextCursor: page.nextCursor, ttlMs: typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs >= 0 ? ttlMs : undefined }
+        const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, unparsedPage, { timeout: timeoutMs })
+        const { ttlMs, nextCursor } = page
+        const tools = Array.isArray(page.tools) ? (listedTools.get(page.tools) ?? page.tools) : undefined
+        if (tools === undefined) throw new SessionFailure('protocol', 'tools/list returned a result without a tools array')
+        if (nextCursor !== undefined && typeof nextCursor !== 'string') throw new SessionFailure('protocol', 'tools/list returned a nextCursor that is not a string')
+        return { tools: tools as McpToolDefinition[], nextCursor, ttlMs: typeof ttlMs === 'number' && Number.isFinite(ttlMs) && ttlMs >= 0 ? ttlMs : undefined }
       } catch (error) {
         throw classifySdkError(error)
       }
@@ -178,7 +403,9 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
             resetTimeoutOnProgress: true,
             // Required for the SDK to send a progressToken at all; without one the deadline never resets.
             onprogress: (progress) => call.onProgress(progress),
-            toolDefinition: tool as never, // the pinned definition validates structuredContent (never when isError)
+            // Without its outputSchema: the SDK would check structuredContent with RegExp (a backtracking engine) on
+            // the server's patterns; this client checks it itself (output-check.ts).
+            toolDefinition: { ...tool, outputSchema: undefined } as never,
           },
         )
         return result as unknown as McpCallResult
@@ -188,8 +415,14 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     },
     async close(): Promise<void> {
       closing = true
-      await Promise.all([...streams].map((stream) => stream.close()))
-      if (isHttp && era === 'legacy') await (inner as StreamableHTTPClientTransport).terminateSession().catch(() => {})
+      // A server that does not answer cannot hold the shutdown: the polite part gets a bounded grace.
+      const polite = Promise.all([
+        ...[...streams].map((stream) => stream.close()),
+        isHttp && era === 'legacy' ? (inner as StreamableHTTPClientTransport).terminateSession().catch(() => {}) : undefined,
+      ])
+      let timer: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([polite, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.closeGraceMs ?? 2_000)))])
+      clearTimeout(timer)
       await client.close().catch(() => {})
     },
   }

@@ -54,7 +54,7 @@ export interface McpServerConfig {
   readonly toolPrefix?: string | undefined
   /** What to do with a tool whose inputSchema has findings. Default `transform`. */
   readonly schemaPolicy?: SchemaPolicy | undefined
-  /** Schema resource bounds. Default depth 64, 10,000 nodes. */
+  /** Resource bounds of each input and output schema, measured after `$ref` expansion. Default depth 64, 10,000 nodes. */
   readonly schemaBounds?: Partial<SchemaBounds> | undefined
   /**
    * An extra check of each input schema after the gate (a provider profile, say: build the provider's tool list
@@ -87,9 +87,17 @@ export interface McpServerConfig {
   readonly minListTtlMs?: number | undefined
   /** Most `tools/list` pages read in one discovery. Default 100. */
   readonly maxListPages?: number | undefined
+  /**
+   * Most tools registered from one server: a listing with more registers the first `maxTools` in the server's
+   * order, reads no further page, and reports the rest in `McpServerStatus.omittedTools`. Default 1,000.
+   */
+  readonly maxTools?: number | undefined
   /** Bytes of stderr kept for error messages. Default 16 KiB. */
   readonly stderrTailBytes?: number | undefined
-  /** Grace after stdin EOF and after SIGTERM before the server's group is killed (ms). Default 2,000. */
+  /**
+   * Grace after stdin EOF and after SIGTERM before the server's group is killed (ms); over HTTP, the longest wait for
+   * the polite end of a session (the `DELETE` of a 2025-era one, closing listen streams) on unload. Default 2,000.
+   */
   readonly killGraceMs?: number | undefined
 }
 
@@ -159,6 +167,7 @@ export interface ResolvedMcpServerConfig {
   readonly listChangedDebounceMs: number
   readonly minListTtlMs: number
   readonly maxListPages: number
+  readonly maxTools: number
   readonly stderrTailBytes: number
   readonly killGraceMs: number
 }
@@ -171,7 +180,7 @@ export const DEFAULT_INHERITED_ENV: readonly string[] = Object.freeze(
 )
 
 const maxDelay = 2_147_483_647
-const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'minListTtlMs', 'maxListPages', 'stderrTailBytes', 'killGraceMs'])
+const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'minListTtlMs', 'maxListPages', 'maxTools', 'stderrTailBytes', 'killGraceMs'])
 
 const knownToolSettings = new Set(['enabled', 'name', 'concurrencySafe', 'approval', 'timeoutMs', 'idleTimeoutMs', 'idempotent'])
 
@@ -297,6 +306,8 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
       maxBlocks: integer(output.maxBlocks, 'output.maxBlocks', DEFAULT_RESULT_BOUNDS.maxBlocks, issues),
       maxBinaryBytes: integer(output.maxBinaryBytes, 'output.maxBinaryBytes', DEFAULT_RESULT_BOUNDS.maxBinaryBytes, issues),
       maxStructuredBytes: integer(output.maxStructuredBytes, 'output.maxStructuredBytes', DEFAULT_RESULT_BOUNDS.maxStructuredBytes, issues),
+      maxStructuredDepth: integer(output.maxStructuredDepth, 'output.maxStructuredDepth', DEFAULT_RESULT_BOUNDS.maxStructuredDepth, issues),
+      maxCheckCost: integer(output.maxCheckCost, 'output.maxCheckCost', DEFAULT_RESULT_BOUNDS.maxCheckCost, issues, 1, Number.MAX_SAFE_INTEGER),
     },
     maxMessageBytes: integer(input.maxMessageBytes, 'maxMessageBytes', 10 * 1024 * 1024, issues, 1024),
     restart: {
@@ -308,6 +319,7 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
     listChangedDebounceMs: integer(input.listChangedDebounceMs, 'listChangedDebounceMs', 200, issues, 0),
     minListTtlMs: integer(input.minListTtlMs, 'minListTtlMs', 1_000, issues),
     maxListPages: integer(input.maxListPages, 'maxListPages', 100, issues),
+    maxTools: integer(input.maxTools, 'maxTools', 1_000, issues),
     stderrTailBytes: integer(input.stderrTailBytes, 'stderrTailBytes', 16 * 1024, issues, 0),
     killGraceMs: integer(input.killGraceMs, 'killGraceMs', 2_000, issues, 0),
   }

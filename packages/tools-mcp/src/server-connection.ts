@@ -1,9 +1,10 @@
 import type { ToolDefinition, ToolOutputSchema } from '@dsh/tools-core'
 import type {} from '@dsh/tools-registry'
 import type { Context } from 'cordis'
+import { argumentValidationNote, argumentValidator } from './argument-validation.js'
 import { callServerTool } from './call-tool.js'
-import { FailureWindow, backoffDelay } from './backoff.js'
-import { listToolCatalog, planTools, type PlannedTool } from './discovery.js'
+import { RestartBreaker, backoffDelay } from './backoff.js'
+import { knownHints, listToolCatalog, planToolsInSlices, type OmittedTools, type PlannedTool } from './discovery.js'
 import { ListenChannel } from './listen-channel.js'
 import type { McpConnectionState, McpProgressEvent, McpServerStatus } from './mcp-events.js'
 import { McpCallError } from './mcp-call-error.js'
@@ -13,6 +14,8 @@ import { openSession } from './sdk-session.js'
 import { callBudget, type ResolvedMcpServerConfig } from './server-config.js'
 import type { McpSession } from './session-types.js'
 import { StdioTransport } from './stdio-transport.js'
+import { ToolNameBindings } from './tool-name-bindings.js'
+import { quarantinedTool } from './quarantined-tool.js'
 
 const packageVersion = '0.1.0'
 const maxDescription = 4_000
@@ -48,10 +51,19 @@ export class ServerConnection {
   readonly #registered = new Map<string, Registration>()
   /** Registered plans by registry name: the approval listener runs on every call of every tool. */
   #byName = new Map<string, PlannedTool>()
+  /** Approved fingerprints by exact wire name (drift is decided on them, never on a registry name). */
   readonly #baseline: Map<string, string>
+  /** Which wire name owns each registry name: a second wire name never inherits a first one's name. */
+  readonly #names: ToolNameBindings
+  /** Stand-ins (`listed: false`) of quarantined tools by wire name: a call by the name says it awaits approval. */
+  readonly #held = new Map<string, Registration>()
   #error: { code: string; message: string } | undefined
+  /** Tools the last listing held past `maxTools`. */
+  #omitted: OmittedTools | undefined
   #restarts = 0
-  readonly #crashes: FailureWindow
+  readonly #breaker: RestartBreaker
+  /** The era this server answered with (its first answer, kept across reconnects): `legacy` skips the probe. */
+  #knownEra: 'legacy' | 'modern' | undefined
   #waiters: (() => void)[] = []
   readonly #stop = new AbortController()
   #debounce: ReturnType<typeof setTimeout> | undefined
@@ -65,7 +77,8 @@ export class ServerConnection {
     this.#ctx = ctx
     this.config = config
     this.#baseline = new Map(Object.entries(config.pinned))
-    this.#crashes = new FailureWindow(config.restart.windowMs)
+    this.#names = new ToolNameBindings(config)
+    this.#breaker = new RestartBreaker(config.restart.windowMs)
     this.#listen = new ListenChannel({
       config,
       relist: () => this.#scheduleRefresh(),
@@ -96,7 +109,7 @@ export class ServerConnection {
         name: plan.name,
         state: plan.state,
         fingerprint: plan.fingerprint,
-        note: plan.note,
+        note: plan.note ?? argumentValidationNote(plan),
         findings: plan.findings,
         asks: plan.policy.ask,
         concurrencySafe: plan.policy.concurrencySafe,
@@ -105,6 +118,7 @@ export class ServerConnection {
       restarts: this.#restarts,
       pid: this.#transport?.pid,
       listen: this.#listen.status,
+      ...(this.#omitted === undefined ? {} : { omittedTools: this.#omitted }),
     }
   }
 
@@ -128,6 +142,7 @@ export class ServerConnection {
 
   /** Starts connecting in the background; failures go through the restart policy. */
   start(): void {
+    this.#emit() // at once: a server that never answers is otherwise silent until the connect budget runs out
     void this.#connectLoop()
   }
 
@@ -140,6 +155,7 @@ export class ServerConnection {
         await this.#refresh()
         if (this.#stop.signal.aborted) return
         this.#error = undefined
+        this.#breaker.ready()
         this.#setState('ready')
         this.#emit()
         return
@@ -155,9 +171,10 @@ export class ServerConnection {
   /** Records a failure; waits the backoff and returns true, or suspends the server (circuit open) and returns false. */
   async #backoff(): Promise<boolean> {
     const { maxRestarts, windowMs } = this.config.restart
-    const failures = this.#crashes.record()
+    const { failures, inARow } = this.#breaker.failure()
     if (failures > maxRestarts) {
-      this.#error = { code: MCP_ERROR_CODES.UNAVAILABLE, message: `suspended after ${failures} failures within ${windowMs} ms; last: ${this.#error?.message ?? 'unknown'}` }
+      const counted = inARow === failures ? `${failures} failures in a row without becoming ready` : `${failures} failures within ${windowMs} ms`
+      this.#error = { code: MCP_ERROR_CODES.UNAVAILABLE, message: `suspended after ${counted}; last: ${this.#error?.message ?? 'unknown'}` }
       this.#setState('suspended')
       this.#emit()
       return false
@@ -192,7 +209,12 @@ export class ServerConnection {
         transport: transport ?? { url: (target as { url: string }).url, headers: (target as { headers: Record<string, string> }).headers },
         clientInfo: { name: 'dsh-tools-mcp', version: packageVersion },
         protocol: this.config.protocol,
+        knownEra: this.#knownEra,
+        onEra: (era) => {
+          if (generation === this.#generation) this.#knownEra = era
+        },
         connectTimeoutMs: timeouts.connect,
+        closeGraceMs: this.config.killGraceMs,
         signal: connectSignal,
         onToolsChanged: () => this.#scheduleRefresh(),
         // Only a ready connection restarts from here: a close while connecting fails the connect loop instead.
@@ -256,10 +278,15 @@ export class ServerConnection {
         this.#refreshAgain = false
         const session = this.#session
         if (session === undefined) return
-        const { tools, ttlMs } = await listToolCatalog(session, this.config.maxListPages, this.config.timeouts.list)
+        const { tools, ttlMs, omitted } = await listToolCatalog(session, this.config.maxListPages, this.config.timeouts.list, this.config.maxTools)
         if (this.#stop.signal.aborted || session !== this.#session) return
         this.#listen.listed(ttlMs)
-        this.#swap(planTools(tools, this.config, this.#baseline))
+        // Owners first, so a newcomer can never take an owner's name on a first-come basis; arbitrated after.
+        // Planned in slices (timers, aborts and other servers run in between); swapped in one step.
+        const plans = await planToolsInSlices(this.#names.ownersFirst(tools), this.config, this.#baseline)
+        if (this.#stop.signal.aborted || session !== this.#session) return
+        this.#omitted = omitted
+        this.#swap(this.#names.arbitrate(plans, tools))
       } while (this.#refreshAgain)
     }
     this.#refreshing = run().finally(() => {
@@ -280,18 +307,43 @@ export class ServerConnection {
         this.#registered.delete(wireName)
       }
     }
+    // A quarantined tool's stand-in goes when the tool is no longer quarantined (or for another reason), or when a
+    // tool registers under its name.
+    const wanted = new Set([...next.values()].map((plan) => plan.name))
+    const quarantined = new Map(plans.filter((plan) => plan.state === 'quarantined').map((plan) => [plan.wireName, plan]))
+    for (const [wireName, held] of this.#held) {
+      const plan = quarantined.get(wireName)
+      if (plan === undefined || plan.name !== held.plan.name || plan.note !== held.plan.note || wanted.has(plan.name)) {
+        held.dispose()
+        this.#held.delete(wireName)
+      }
+    }
     const final: PlannedTool[] = []
     for (const plan of plans) {
       if (plan.state !== 'registered' || this.#registered.has(plan.wireName)) {
-        final.push(this.#registered.get(plan.wireName)?.plan ?? plan)
+        // A second entry of a registered wire name (rejected) is reported as itself, not as the registered one.
+        final.push(plan.state === 'registered' ? (this.#registered.get(plan.wireName)?.plan ?? plan) : plan)
         continue
       }
       try {
         const dispose = this.#ctx.tools.register(this.#definition(plan))
         this.#registered.set(plan.wireName, { plan, dispose })
+        this.#names.bind(plan.name, plan.wireName)
         final.push(plan)
       } catch (error) {
         final.push({ ...plan, state: 'rejected', note: `the registry refused it: ${error instanceof Error ? error.message : String(error)}` })
+      }
+    }
+    const taken = new Set([...this.#registered.values()].map((registration) => registration.plan.name))
+    for (const plan of quarantined.values()) {
+      if (this.#held.has(plan.wireName) || taken.has(plan.name)) continue
+      const owner = this.#names.ownerOf(plan.name)
+      try {
+        const dispose = this.#ctx.tools.register(quarantinedTool(plan, this.config.id, owner !== undefined && owner !== plan.wireName ? { kind: 'name', owner } : { kind: 'drift' }))
+        this.#held.set(plan.wireName, { plan, dispose })
+        taken.add(plan.name)
+      } catch {
+        // Another plugin's tool has the name: a call reaches that tool, as it would without the stand-in.
       }
     }
     this.#plans = final
@@ -306,14 +358,20 @@ export class ServerConnection {
       name: plan.name,
       description: description.length > maxDescription ? `${description.slice(0, maxDescription)} […]` : description,
       parameters: plan.parameters as ToolDefinition['parameters'],
-      // Carried so a registry that serves this tool again lists it; the SDK checks each result against it.
-      ...(definition.outputSchema?.type === 'object' ? { outputSchema: definition.outputSchema as unknown as ToolOutputSchema } : {}),
+      // The gated schema, carried so a registry that serves this tool again lists it; results are checked against it
+      // (its expanded form) in call-results.ts.
+      ...(plan.outputSchema?.type === 'object' ? { outputSchema: plan.outputSchema as unknown as ToolOutputSchema } : {}),
       concurrencySafe: plan.policy.concurrencySafe,
       // The hard cap: @dsh/timeout-policy, when loaded, enforces it as the outer deadline (its timer starts before
       // this client's, so it fires first: TOOL_TIMEOUT); the idle budget that progress resets stays in the client.
       timeoutMs: callBudget(this.config, plan.wireName).totalMs,
       // An untrusted server's hints never reach the registry (which would parallelise on readOnlyHint).
-      ...(this.config.trust && definition.annotations !== undefined ? { annotations: { ...definition.annotations } } : {}),
+      // Only the four hints (and a short title), whatever else the server put there.
+      ...(this.config.trust && typeof definition.annotations === 'object' && definition.annotations !== null ? { annotations: knownHints(definition.annotations) } : {}),
+      // Likewise its display title, which a registry serving this tool again lists (an untrusted one's never is).
+      ...(this.config.trust && typeof definition.title === 'string' && definition.title !== '' ? { title: definition.title.slice(0, maxDescription) } : {}),
+      // Checked against the gated inputSchema before any listener or person sees the call (INVALID_ARGS).
+      ...(plan.parameters !== undefined ? { validateArguments: argumentValidator(plan.parameters, plan.name) } : {}),
       execute: (args, exec) => callServerTool(this, plan, args, exec),
     }
   }
@@ -326,7 +384,14 @@ export class ServerConnection {
   /** Marks the current definitions of `tools` (wire names; default: every quarantined tool) approved and re-plans. */
   async approve(tools?: readonly string[]): Promise<void> {
     for (const plan of this.#plans) {
-      if (plan.state === 'quarantined' && (tools === undefined || tools.includes(plan.wireName))) this.#baseline.set(plan.wireName, plan.fingerprint)
+      if (plan.state !== 'quarantined') continue
+      const named = tools !== undefined && tools.includes(plan.wireName)
+      if (this.#names.heldByAnother(plan)) {
+        // A name changes hands only when a person names the tool: approving everything never picks between two.
+        if (!named) continue
+        this.#names.transfer(plan.name, plan.wireName)
+      } else if (!named && tools !== undefined) continue
+      this.#baseline.set(plan.wireName, plan.fingerprint)
     }
     if (this.#state === 'ready') await this.#refresh()
   }
@@ -340,6 +405,11 @@ export class ServerConnection {
     if (this.#state === 'ready' && session !== undefined) return session
     signal.throwIfAborted()
     throw new McpCallError(MCP_ERROR_CODES.UNAVAILABLE, `The MCP server ${JSON.stringify(this.config.id)} is ${this.#state}${this.#error === undefined ? '' : ` (${this.#error.message})`}.`, this.config.id)
+  }
+
+  /** True once the plugin is being unloaded (`stop()`): a call it interrupts says so, not "restarting". */
+  get unloaded(): boolean {
+    return this.#stop.signal.aborted
   }
 
   /** Why the last connection ended, for a call it interrupted. */
@@ -356,12 +426,25 @@ export class ServerConnection {
 
   /** Ends everything: timers, the session, the whole process group; unregisters the tools. */
   async stop(): Promise<void> {
+    // A host may await this from a plain script: whatever the shutdown waits on (a timer of ours or of the SDK that
+    // does not hold the loop), the process stays alive until it settles, or Node exits with code 13 mid-dispose.
+    const keepAlive = setInterval(() => {}, 60_000)
+    try {
+      await this.#shutdown()
+    } finally {
+      clearInterval(keepAlive)
+    }
+  }
+
+  async #shutdown(): Promise<void> {
     this.#stop.abort()
     clearTimeout(this.#debounce)
     this.#listen.dispose()
     this.#setState('closed')
     for (const registration of this.#registered.values()) registration.dispose()
     this.#registered.clear()
+    for (const held of this.#held.values()) held.dispose()
+    this.#held.clear()
     this.#byName = new Map()
     await this.#dropSession()
   }

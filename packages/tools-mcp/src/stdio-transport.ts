@@ -31,7 +31,17 @@ export interface StdioTransportOptions {
   readonly onStderrLine?: ((line: string) => void) | undefined
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref())
+// Ref'd on purpose: these waits are the shutdown of a server, which a host awaits (`await fiber.dispose()` in a plain
+// script). An unref'd timer lets Node find the loop empty while the group is still being killed and exit with
+// code 13 (unsettled top-level await) before the line after the `await`. Each wait is bounded by `killGraceMs`.
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first; its timer never outlives it. */
+function within(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))
+  return Promise.race([promise, elapsed]).finally(() => clearTimeout(timer))
+}
 
 /**
  * A newline-delimited JSON-RPC transport over a child process spawned in its own process group (POSIX
@@ -124,11 +134,14 @@ export class StdioTransport implements MessageTransport {
     })
   }
 
-  async close(): Promise<void> {
-    if (this.#child === undefined || this.#finished) return
+  #closing: Promise<void> | undefined
+
+  /** Ends the server's whole group; every call (the SDK's close and ours) waits for the same, single shutdown. */
+  close(): Promise<void> {
+    if (this.#child === undefined || this.#finished) return this.#closing ?? Promise.resolve()
     this.#closed = true
-    await this.#terminate()
-    this.#finish()
+    this.#closing ??= this.#terminate().finally(() => this.#finish())
+    return this.#closing
   }
 
   async #terminate(): Promise<void> {
@@ -139,7 +152,7 @@ export class StdioTransport implements MessageTransport {
     const grace = this.#options.killGraceMs
     const exited = this.#exited ?? Promise.resolve()
     const childDone = child.exitCode !== null || child.signalCode !== null
-    if (!childDone) await Promise.race([exited, sleep(grace)])
+    if (!childDone) await within(exited, grace)
     if (pgid !== undefined && process.platform !== 'win32') {
       if (groupAlive(pgid)) {
         signalGroup(pgid, 'SIGTERM')
@@ -149,7 +162,7 @@ export class StdioTransport implements MessageTransport {
     } else if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL')
     }
-    await Promise.race([exited, sleep(grace)])
+    await within(exited, grace)
   }
 
   #finish(): void {
@@ -204,7 +217,7 @@ export class StdioTransport implements MessageTransport {
     this.#child?.stdout?.removeAllListeners('data')
     this.#child?.stdout?.resume()
     this.onerror?.(new Error(`A message from the server exceeded ${this.#options.maxMessageBytes} bytes`))
-    void this.#terminate().then(() => this.#finish())
+    void (this.#closing ??= this.#terminate().finally(() => this.#finish())).catch(() => {})
   }
 
   #readStderr(chunk: Buffer): void {

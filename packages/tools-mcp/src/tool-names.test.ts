@@ -10,9 +10,19 @@ describe('registry tool names', () => {
   it('maps dots and a leading digit, and adds a hash of the wire name so lookalikes stay apart', () => {
     const dotted = registryToolName('srv', 'admin.tools.list')
     const underscored = registryToolName('srv', 'admin_tools_list')
-    expect(dotted).toMatch(/^mcp__srv__admin_tools_list_h[0-9a-f]{10}$/)
+    expect(dotted).toMatch(/^mcp__srv__admin_tools_list_h[0-9a-f]{16}$/)
     expect(underscored).toBe('mcp__srv__admin_tools_list')
     expect(registryToolName('srv', '1st-tool')).toBe('mcp__srv__1st-tool')
+  })
+
+  it('hashes with 64 bits (16 hex digits), not 40: a second wire name for a given name is out of reach', () => {
+    // 10 hex digits (40 bits) let a server find two colliding wire names in about 2^20 hashes (seconds), and a second
+    // wire name for a given tool's name in 2^40. The digest only keeps names apart; identity is the wire name.
+    expect(registryToolName('srv', 'a.b')).toMatch(/_h[0-9a-f]{16}$/)
+    // A plain wire name that ends like a hash is hashed too, so no plain name can equal a hashed one.
+    const lookalike = `x_h${'0'.repeat(16)}`
+    expect(registryToolName('srv', lookalike)).toMatch(new RegExp(`^mcp__srv__x_h0{16}_h[0-9a-f]{16}$`))
+    expect(registryToolName('srv', `x_h${'0'.repeat(10)}`)).toBe(`mcp__srv__x_h${'0'.repeat(10)}`)
   })
 
   it('cuts a 70-character name to 64 with a stable hash', () => {

@@ -10,7 +10,14 @@ export const TOOL_NAME_PATTERN: RegExp = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
 export const SERVER_ID_PATTERN: RegExp = /^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$/
 const maxServerIdLength = 32
 const maxNameLength = 64
-const hashLength = 10
+/**
+ * Hex digits of the SHA-256 in a mapped name: 64 bits, so finding a second wire name for a given tool's registry
+ * name (a second preimage) is out of reach. Two names a server makes up together can still be brought to collide
+ * with enough work (a birthday search over 32 bits), which is why a name never decides drift or approval: the
+ * connection binds each registry name to the exact wire name that first held it (see `server-connection.ts`).
+ */
+const hashLength = 16
+const hashedSuffix = new RegExp(`_h[0-9a-f]{${hashLength}}$`)
 
 /** Why a server id is not usable, or `undefined` when it is. */
 export function serverIdProblem(id: unknown): string | undefined {
@@ -27,13 +34,15 @@ function shortHash(text: string): string {
 /**
  * The registry name of a server's tool: `mcp__<server>__<tool>`. A tool name that is already provider-safe and
  * fits keeps its spelling; one with characters outside `[A-Za-z0-9_-]` (mapped to `_`) or too long (cut) gets
- * `_<hash>` of its exact wire name appended, so the mapping is deterministic and two different wire names never
- * share a registry name (`tools.a` and `tools_a` differ by their hash). The server id comes from the config.
+ * `_h<16 hex digits>` of a SHA-256 of its exact wire name appended, so the mapping is deterministic and two
+ * different wire names do not share a registry name by accident (`tools.a` and `tools_a` differ by their hash; a
+ * plain name that ends like a hash is hashed too). The server id comes from the config. The name is for models and
+ * people; identity is the wire name: a connection never lets a second wire name inherit a registry name.
  */
 export function registryToolName(serverId: string, wireName: string, prefix = `mcp__${serverId}__`): string {
   const mapped = wireName.replace(/[^A-Za-z0-9_-]/g, '_')
   const plain = prefix + mapped
-  if (mapped === wireName && wireName !== '' && plain.length <= maxNameLength && !/_h[0-9a-f]{10}$/.test(wireName)) return plain
+  if (mapped === wireName && wireName !== '' && plain.length <= maxNameLength && !hashedSuffix.test(wireName)) return plain
   const suffix = `_h${shortHash(wireName)}`
   return prefix + mapped.slice(0, Math.max(0, maxNameLength - prefix.length - suffix.length)) + suffix
 }

@@ -14,17 +14,18 @@ export interface ToolPolicy {
 }
 
 /**
- * Annotations are hints, untrusted unless the server is trusted (the MCP spec). For an untrusted server a hint
- * can only tighten: `readOnlyHint` never makes a tool parallel-safe or skip an ask, and `idempotentHint` never
- * allows a replay; a tool asks unless it says `destructiveHint: false`, because the spec's default is destructive
- * (the claim only decides whether this package adds an ask: the harness's own policy still applies). For a trusted
- * server `readOnlyHint` means parallel-safe and no ask, `destructiveHint` (default true) asks, and
- * `idempotentHint` (or `readOnlyHint`) allows a replay. Per-tool config overrides all of it.
+ * Annotations are hints, untrusted unless the server is trusted (the MCP spec). An untrusted server's hints never
+ * loosen anything: every tool of it asks (whatever `readOnlyHint` or `destructiveHint: false` claim), is never
+ * parallel-safe and never replayed; only the host's own config (`approval: 'allow'`, `concurrencySafe`,
+ * `idempotent`) can lift that. For a trusted server `readOnlyHint` means parallel-safe and no ask,
+ * `destructiveHint` (default true) asks, and `idempotentHint` (or `readOnlyHint`) allows a replay. Per-tool config
+ * overrides all of it.
  */
 export function toolPolicy(tool: McpToolDefinition, trusted: boolean, config: McpToolConfig | undefined): ToolPolicy {
-  const hints = tool.annotations ?? {}
+  const hints = (typeof tool.annotations === 'object' && tool.annotations !== null ? tool.annotations : {}) as NonNullable<McpToolDefinition['annotations']>
   const readOnly = trusted && hints.readOnlyHint === true
-  const destructive = readOnly ? false : hints.destructiveHint !== false
+  // Untrusted: a hint can only add an ask, and every tool asks already; the spec's default is destructive anyway.
+  const destructive = !trusted || (!readOnly && hints.destructiveHint !== false)
   const approval = config?.approval ?? 'auto'
   const ask = approval === 'ask' || (approval === 'auto' && destructive)
   let reason: string | undefined
@@ -33,7 +34,9 @@ export function toolPolicy(tool: McpToolDefinition, trusted: boolean, config: Mc
       ? `the configuration asks before every call of ${tool.name}`
       : hints.destructiveHint === true
         ? `the MCP server marks ${tool.name} as destructive`
-        : `${tool.name} does not declare itself non-destructive${trusted ? '' : ' (and the server is not trusted)'}`
+        : trusted
+          ? `${tool.name} does not declare itself non-destructive`
+          : `${tool.name} is a tool of an MCP server that is not trusted, whose annotations cannot lift the ask`
   }
   return {
     concurrencySafe: config?.concurrencySafe ?? readOnly,

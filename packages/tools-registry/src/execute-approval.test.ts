@@ -3,6 +3,7 @@
 import type { ToolApprovalOutcome, ToolApprovalRequest, ToolApprovalService } from '@dsh/tools-core'
 import { Service, type Context } from 'cordis'
 import { describe, expect, it, vi } from 'vitest'
+import type { ToolCallApprovalRequest, ToolCallApprover } from './execute-options.js'
 import { agent, call, createHarness, textOf, tool, type Harness } from './test-kit.js'
 
 async function askingHarness(answer?: ToolApprovalService['requestApproval']): Promise<Harness & { bash: ReturnType<typeof tool> }> {
@@ -192,5 +193,92 @@ describe('guards come before any person is asked, and once more after a yes', ()
     tools.guard(() => void checks++)
     expect((await tools.execute(call('bash', {}, { agent: agent('alice') }))).error?.code).toBe('APPROVAL_REJECTED')
     expect(checks).toBe(1)
+  })
+})
+
+describe('a per-call approver (execute options) answers the ask of its call', () => {
+  it('is asked instead of the toolApproval service, also for a call without an agent (the caller brings its person)', async () => {
+    const requestApproval = vi.fn(async () => ({ outcome: 'rejected' as const }))
+    const { tools, bash } = await askingHarness(requestApproval)
+    const requests: ToolCallApprovalRequest[] = []
+    const approval = (request: ToolCallApprovalRequest): ToolApprovalOutcome => (requests.push(request), { outcome: 'allowed-once' })
+    const result = await tools.execute(call('bash', { command: 'ls' }), { approval })
+    expect(result.isError).toBe(false)
+    expect(bash.calls).toEqual([{ command: 'ls' }])
+    expect(requestApproval).not.toHaveBeenCalled()
+    expect(requests).toHaveLength(1)
+    const [request] = requests
+    expect(request?.agent).toBeUndefined()
+    expect(request?.reason).toBe('bash can change files')
+    expect(request?.tool).toEqual({ name: 'bash', description: 'The bash tool.', parameters: { type: 'object', properties: {} } })
+    expect(request?.execution.arguments).toEqual({ command: 'ls' })
+    expect(request?.signal).toBe(request?.execution.signal)
+    expect(Object.isFrozen(request)).toBe(true)
+    // Without the option the same call is refused as before: nobody to ask.
+    expect((await tools.execute(call('bash'))).error?.code).toBe('APPROVAL_NO_AGENT')
+  })
+
+  it('through a scope too, with the scope agent in the request', async () => {
+    const { tools } = await askingHarness()
+    const alice = agent('alice')
+    let asked: ToolCallApprovalRequest | undefined
+    const result = await tools.scope(alice).execute(call('bash'), { approval: (request) => ((asked = request), { outcome: 'allowed-once' }) })
+    expect(result.isError).toBe(false)
+    expect(asked?.agent).toBe(alice)
+  })
+
+  it.each<[string, ToolCallApprover, string, string]>([
+    ['rejects', async () => ({ outcome: 'rejected', reason: 'the user declined' }), 'APPROVAL_REJECTED', 'The call to "bash" was rejected: the user declined. It was not run.'],
+    ['cancels', () => ({ outcome: 'cancelled' }), 'APPROVAL_CANCELLED', 'The approval request for the call to "bash" was cancelled. It was not run.'],
+    ['throws', () => {
+      throw new Error('no form')
+    }, 'APPROVAL_UNAVAILABLE', `Approval for the call to "bash" could not be obtained (the caller's approver failed: Error: no form). It was not run.`],
+    ['rejects its promise', () => Promise.reject(new Error('link down')), 'APPROVAL_UNAVAILABLE', `Approval for the call to "bash" could not be obtained (the caller's approver failed: Error: link down). It was not run.`],
+    ['answers garbage', () => 'yes' as never, 'APPROVAL_UNAVAILABLE', 'Approval for the call to "bash" could not be obtained (the approval service gave an invalid answer). It was not run.'],
+  ])('an approver that %s denies with %s', async (_label, approval, code, text) => {
+    const { tools, bash } = await askingHarness()
+    const result = await tools.execute(call('bash'), { approval })
+    expect(result.error).toEqual({ name: 'ToolDeniedError', code })
+    expect(textOf(result)).toBe(text)
+    expect(bash.calls).toEqual([])
+  })
+
+  it('is asked only for an ask, after the guards, and the guards run again after its yes', async () => {
+    const { ctx, tools, bash } = await askingHarness()
+    const approval = vi.fn<ToolCallApprover>(() => ({ outcome: 'allowed-once' }))
+    tools.guard((exec) => ((exec.arguments as { command?: string }).command === 'rm -rf /' ? 'destructive' : undefined))
+    expect((await tools.execute(call('bash', { command: 'rm -rf /' }), { approval })).error?.code).toBe('GUARD_DENIED')
+    expect(approval).not.toHaveBeenCalled()
+    tools.register(tool('read'))
+    ctx.on('tools/pre-execute', (exec, next) => (exec.name === 'read' ? { kind: 'allow' } : next()), { prepend: true })
+    expect((await tools.execute(call('read'), { approval })).isError).toBe(false)
+    expect(approval).not.toHaveBeenCalled()
+    expect((await tools.execute(call('unknown'), { approval })).error?.code).toBe('UNKNOWN_TOOL')
+    expect(approval).not.toHaveBeenCalled()
+    expect((await tools.execute(call('bash', { command: 'ls' }), { approval })).isError).toBe(false)
+    expect(approval).toHaveBeenCalledTimes(1)
+    expect(bash.calls).toEqual([{ command: 'ls' }])
+  })
+
+  it('a call cancelled while its approver waits is ABORTED_BEFORE_DISPATCH at once', async () => {
+    const { tools, bash } = await askingHarness()
+    const controller = new AbortController()
+    let seen: AbortSignal | undefined
+    const pending = tools.execute(call('bash', {}, { signal: controller.signal }), {
+      approval: (request) => ((seen = request.signal), new Promise<ToolApprovalOutcome>(() => {})),
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    controller.abort()
+    expect((await pending).error).toEqual({ name: 'ToolAbortedError', code: 'ABORTED_BEFORE_DISPATCH' })
+    expect(seen?.aborted).toBe(true)
+    expect(bash.calls).toEqual([])
+  })
+
+  it.each([null, 'approve', { approval: 'yes' }, { approval: {} }])('malformed options (%j) are INVALID_CALL, and nothing runs', async (options) => {
+    const { tools, bash } = await askingHarness()
+    const result = await tools.execute(call('bash'), options as never)
+    expect(result.error).toEqual({ name: 'InvalidToolCallError', code: 'INVALID_CALL' })
+    expect(textOf(result)).toMatch(/^The tool call is malformed: the execute option/)
+    expect(bash.calls).toEqual([])
   })
 })

@@ -1,5 +1,6 @@
 export { DuplicateToolError } from './duplicate-tool-error.js'
 export type { ToolChange } from './events.js'
+export type { ToolCallApprovalRequest, ToolCallApprover, ToolExecuteOptions } from './execute-options.js'
 export type { ToolEventName } from './hook-table.js'
 export { InvalidDecisionError } from './invalid-decision-error.js'
 export { InvalidToolDefinitionError } from './invalid-tool-definition-error.js'
@@ -26,6 +27,7 @@ export {
   type CordisHostCheckOptions,
 } from './cordis-host.js'
 export { CordisHostError } from './cordis-host-error.js'
+export { HOST_SIGNALS, onHostExit } from './host-exit.js'
 export { toolRegistryMissingText, warnIfToolRegistryMissing } from './tool-registry-missing.js'
 // The tool author's surface of @dsh/tools-schema, re-exported (the same bindings, not copies) so that one import
 // brings both `defineTool` and the `ctx.tools` typing of this package's `declare module 'cordis'` augmentation.

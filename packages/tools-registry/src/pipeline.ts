@@ -12,6 +12,7 @@ import type { Hook } from 'cordis'
 import { ABANDONED, ABORTED, CallAbort, withGrace } from './call-abort.js'
 import { start, type Started } from './call-input.js'
 import { askApproval } from './approval-stage.js'
+import { readExecuteOptions, type ToolCallApprover } from './execute-options.js'
 import { checkArguments } from './argument-stage.js'
 import { DecisionChain, type ChainFailure } from './decision-chain.js'
 import { ACCEPT, ALLOW, readPostDecision, readPreDecision } from './decisions.js'
@@ -94,8 +95,8 @@ export class ExecutionPipeline {
     this.host.warn('an abort listener of a tool call threw', error)
   }
 
-  /** Runs one call. Never rejects. */
-  async run(input: ToolExecutionInput, forcedAgent?: Agent): Promise<ToolExecutionResult> {
+  /** Runs one call (`options`: the caller's `ToolExecuteOptions`, unchecked). Never rejects. */
+  async run(input: ToolExecutionInput, forcedAgent?: Agent, options?: unknown): Promise<ToolExecutionResult> {
     let started: Started
     try {
       started = start(input, forcedAgent, this.reportListener)
@@ -106,9 +107,15 @@ export class ExecutionPipeline {
     }
     const { exec } = started
     let draft = started.failed
+    let approver: ToolCallApprover | undefined
+    if (draft === undefined && options !== undefined) {
+      const read = readExecuteOptions(options)
+      if (typeof read === 'string') draft = invalidCall(exec.callId, `The tool call is malformed: ${read}.`)
+      else approver = read.approval
+    }
     if (draft === undefined) {
       try {
-        draft = await this.process(exec)
+        draft = await this.process(exec, approver)
       } catch (error) {
         this.host.warn(`the tool registry failed while running ${quote(exec.name)}`, error)
         draft = toolFailed(
@@ -129,7 +136,7 @@ export class ExecutionPipeline {
     }
   }
 
-  private async process(exec: PipelineExecution): Promise<ToolExecutionResult> {
+  private async process(exec: PipelineExecution, approver: ToolCallApprover | undefined): Promise<ToolExecutionResult> {
     const { catalog, hooks } = this.host
     const record = catalog.resolve(exec.name, exec.agent)
     if (record === undefined) return notFound(exec.callId, this.unknownToolText(exec))
@@ -145,7 +152,7 @@ export class ExecutionPipeline {
     const guardDenial = checkGuards(catalog, exec, this.warn)
     if (guardDenial !== undefined) return guardDenial
     if (decision.kind === 'ask') {
-      const refusal = await askApproval(this.host, exec, record, decision.reason)
+      const refusal = await askApproval(this.host, exec, record, decision.reason, approver)
       if (refusal !== undefined) return refusal
       // The person said yes, but what the guards check may have changed while they decided.
       const lateDenial = checkGuards(catalog, exec, this.warn)
@@ -201,6 +208,7 @@ export class ExecutionPipeline {
     const names: string[] = []
     let more = 0
     for (const record of this.host.catalog.visible(exec.agent)) {
+      if (!record.listed) continue
       if (names.length < maxListedTools) names.push(record.name)
       else more++
     }

@@ -122,6 +122,31 @@ describe('registration validates what a model or a provider would reject later',
     )
   })
 
+  it('requires title to be a string and every MCP hint to be a boolean when present', async () => {
+    const { tools } = await createHarness()
+    expect(registrationError(() => tools.register(raw({ ...tool('a'), title: 42 }))).field).toBe('title')
+    expect(registrationError(() => tools.register(raw({ ...tool('b'), annotations: { title: false } }))).field).toBe('annotations.title')
+    for (const hint of ['destructiveHint', 'idempotentHint', 'openWorldHint']) {
+      const error = registrationError(() => tools.register(raw({ ...tool(hint), annotations: { [hint]: 'no' } })))
+      expect(error.field).toBe(`annotations.${hint}`)
+      expect(error.message).toBe(`The annotations.${hint} of tool "${hint}" must be a boolean, got the string "no"`)
+    }
+    // Keys MCP may add later are carried, unread.
+    tools.register(raw({ ...tool('later'), annotations: { readOnlyHint: true, futureHint: 'x' } }))
+    expect(tools.get('later')?.annotations).toEqual({ readOnlyHint: true, futureHint: 'x' })
+  })
+
+  it('carries title and annotations on the definition (get) and never into the model-facing schema', async () => {
+    const { tools } = await createHarness()
+    const annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }
+    tools.register(tool('rm', { title: 'Remove a file', annotations }))
+    expect(tools.get('rm')?.title).toBe('Remove a file')
+    expect(tools.get('rm')?.annotations).toBe(annotations)
+    expect(tools.schemas()).toEqual([{ name: 'rm', description: 'The rm tool.', parameters: { type: 'object', properties: {} } }])
+    expect(Object.keys(tools.schemas()[0] ?? {})).toEqual(['name', 'description', 'parameters'])
+    expect(tools.executionMode({ name: 'rm' })).toBe('serial')
+  })
+
   it('turns a throwing getter on the definition into INVALID_TOOL_DEFINITION', async () => {
     const { tools } = await createHarness()
     const definition = {

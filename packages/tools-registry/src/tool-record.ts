@@ -1,30 +1,24 @@
-import { snapshotJson, type ToolDefinition, type ToolSchema } from '@dsh/tools-core'
+import { snapshotJson, type ToolAnnotations, type ToolDefinition, type ToolSchema } from '@dsh/tools-core'
 import { describeThrown, describeValue, quote } from './describe-value.js'
 import { InvalidToolDefinitionError } from './invalid-tool-definition-error.js'
 import { FieldReadError, isRecord, readOwn } from './own-field.js'
 
-/**
- * The MCP tool annotations the registry understands. A raw MCP tool definition may carry them; `readOnlyHint`
- * marks a tool whose calls may run in parallel (see {@link ToolRegistration.concurrencySafe}). The other hints are
- * accepted and ignored.
- */
-export interface ToolAnnotations {
-  /** A human-readable title. */
-  readonly title?: string | undefined
-  /** The tool does not modify its environment: its calls may run in parallel with other parallel-safe calls. */
-  readonly readOnlyHint?: boolean | undefined
-  /** The tool may perform destructive updates. */
-  readonly destructiveHint?: boolean | undefined
-  /** Calling the tool twice with the same arguments has no further effect. */
-  readonly idempotentHint?: boolean | undefined
-  /** The tool interacts with an open world of external entities. */
-  readonly openWorldHint?: boolean | undefined
-}
+export type { ToolAnnotations }
 
-/** What `register` accepts: a {@link ToolDefinition}, optionally with MCP {@link ToolAnnotations}. */
+/**
+ * What `register` accepts: a {@link ToolDefinition} (which may carry MCP {@link ToolAnnotations}; `readOnlyHint: true`
+ * makes the tool parallel-safe unless `concurrencySafe` says otherwise, the other hints are checked and carried for
+ * MCP clients).
+ */
 export type ToolRegistration = ToolDefinition & {
-  /** MCP annotations; `readOnlyHint: true` makes the tool parallel-safe unless `concurrencySafe` says otherwise. */
-  readonly annotations?: ToolAnnotations | undefined
+  /**
+   * `false` registers a tool that answers calls by its name but is not offered: it is left out of `schemas()` (of
+   * the registry and of every scope), of the system-prompt feed's schemas and of the "Available tools" list of an
+   * unknown-tool answer; `get`, `outputSchema`, `executionMode` and `execute` see it like any tool. For a tool that
+   * exists but must not be shown to a model, such as an MCP tool whose changed definition awaits approval and whose
+   * body explains that. Default `true`.
+   */
+  readonly listed?: boolean | undefined
 }
 
 /** How calls of a tool may be scheduled within one step: with other parallel-safe calls, or alone and in order. */
@@ -46,6 +40,8 @@ export interface ToolRecord {
   /** The definition's `outputSchema` serialized once (a checked object schema), `undefined` when it declares none. */
   readonly outputSchemaJson: string | undefined
   readonly mode: ToolExecutionMode
+  /** False for a registration with `listed: false`: resolvable by name, never in a schema projection. */
+  readonly listed: boolean
 }
 
 const namePattern = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
@@ -142,16 +138,34 @@ function optionalFunction(field: string, name: string, value: unknown): void {
   }
 }
 
+function optionalString(field: string, name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== 'string') {
+    throw invalid(field, `The ${field} of tool ${quote(name)} must be a string, got ${describeValue(value)}`)
+  }
+}
+
+const hints = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
+
+/** Checks `title` and the MCP `annotations` (other keys of `annotations` are carried, unread); returns `readOnlyHint`. */
+function checkAnnotations(definition: object, name: string): boolean | undefined {
+  optionalString('title', name, read(definition, 'title'))
+  const annotations = read(definition, 'annotations')
+  if (annotations === undefined) return undefined
+  if (!isObjectField(annotations, 'annotations')) {
+    throw invalid('annotations', `The annotations of tool ${quote(name)} must be an object, got ${describeValue(annotations)}`)
+  }
+  optionalString('annotations.title', name, read(annotations, 'title', 'annotations.title'))
+  let readOnly: boolean | undefined
+  for (const hint of hints) {
+    const value = optionalBoolean(`annotations.${hint}`, name, read(annotations, hint, `annotations.${hint}`))
+    if (hint === 'readOnlyHint') readOnly = value
+  }
+  return readOnly
+}
+
 function checkMode(definition: object, name: string): ToolExecutionMode {
   const declared = optionalBoolean('concurrencySafe', name, read(definition, 'concurrencySafe'))
-  const annotations = read(definition, 'annotations')
-  let readOnly: boolean | undefined
-  if (annotations !== undefined) {
-    if (!isObjectField(annotations, 'annotations')) {
-      throw invalid('annotations', `The annotations of tool ${quote(name)} must be an object, got ${describeValue(annotations)}`)
-    }
-    readOnly = optionalBoolean('annotations.readOnlyHint', name, read(annotations, 'readOnlyHint', 'annotations.readOnlyHint'))
-  }
+  const readOnly = checkAnnotations(definition, name)
   return (declared ?? readOnly) === true ? 'parallel' : 'serial'
 }
 
@@ -181,6 +195,7 @@ export function createToolRecord(definition: unknown): ToolRecord {
   optionalFunction('presentCall', name, read(definition, 'presentCall'))
   optionalFunction('presentResult', name, read(definition, 'presentResult'))
   const mode = checkMode(definition, name)
+  const listed = optionalBoolean('listed', name, read(definition, 'listed')) !== false
   const outputSchema = read(definition, 'outputSchema')
   const outputSchemaJson = outputSchema === undefined ? undefined : checkSchemaObject(name, 'outputSchema', outputSchema).json
   return {
@@ -192,5 +207,6 @@ export function createToolRecord(definition: unknown): ToolRecord {
     validateArguments: validateArguments as ToolDefinition['validateArguments'],
     outputSchemaJson,
     mode,
+    listed,
   }
 }

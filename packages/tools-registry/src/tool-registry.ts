@@ -18,6 +18,7 @@ import { FieldReadError, readOwn } from './own-field.js'
 import { PipelineExecution } from './execution.js'
 import { ExecutionPipeline } from './pipeline.js'
 import { createStepRunner } from './execute-step.js'
+import type { ToolExecuteOptions } from './execute-options.js'
 import type { ExecuteStepOptions, StepCall, ToolStepResult } from './step-types.js'
 import { feedSystemPrompt } from './system-prompt-feed.js'
 import { ToolCatalog } from './tool-catalog.js'
@@ -88,9 +89,11 @@ function resolveConfig(config: unknown): { readonly abortGraceMs: number } {
 export class ToolRegistry extends Service {
   /**
    * Runs one tool call through the pipeline and resolves to its frozen, JSON-safe result. Never rejects: every
-   * failure is an `isError` result with a model-readable text and `error: { name, code }`.
+   * failure is an `isError` result with a model-readable text and `error: { name, code }`. `options.approval` answers
+   * an `ask` of this call in place of the `toolApproval` service (see {@link ToolExecuteOptions}); malformed options
+   * are an `INVALID_CALL` result.
    */
-  readonly execute: (input: ToolExecutionInput) => Promise<ToolExecutionResult>
+  readonly execute: (input: ToolExecutionInput, options?: ToolExecuteOptions) => Promise<ToolExecutionResult>
   /**
    * Runs the tool calls of one model step through the pipeline, in the model's order: a maximal run of consecutive
    * parallel-safe calls ({@link ToolRegistry.executionMode}, read once before anything runs) runs together, within
@@ -177,7 +180,7 @@ export class ToolRegistry extends Service {
     const runStep = createStepRunner({ catalog, pipeline, warn })
     this.internals = { catalog, pipeline, runStep }
     this.hooks = hooks
-    this.execute = (input) => pipeline.run(input)
+    this.execute = (input, options) => pipeline.run(input, undefined, options)
     this.executeStep = (calls, options) => runStep(calls, options)
     this.get = (name, agent) => catalog.resolve(name, agent)?.definition
     this.schemas = (agent) => projectSchemas(catalog.visible(agent))

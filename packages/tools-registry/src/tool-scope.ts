@@ -11,6 +11,7 @@ import type {
 import { Context, type Fiber } from 'cordis'
 import { describeValue, quote } from './describe-value.js'
 import { InvalidToolPolicyError } from './invalid-tool-policy-error.js'
+import type { ToolExecuteOptions } from './execute-options.js'
 import type { StepRunner } from './execute-step.js'
 import type { ExecutionPipeline } from './pipeline.js'
 import type { ScopedExecuteStepOptions, StepCall, ToolStepResult } from './step-types.js'
@@ -59,8 +60,8 @@ export interface ToolScope {
   schemas(): ToolSchema[]
   /** The output schema of tool `name` as the agent sees it (a fresh copy), or `undefined`; see `ToolRegistry.outputSchema`. */
   outputSchema(name: string): ToolOutputSchema | undefined
-  /** Runs a call for this agent. Never rejects. */
-  execute(input: ScopedToolExecutionInput): Promise<ToolExecutionResult>
+  /** Runs a call for this agent, with the same `options` as `ctx.tools.execute` (a per-call approver). Never rejects. */
+  execute(input: ScopedToolExecutionInput, options?: ToolExecuteOptions): Promise<ToolExecutionResult>
   /**
    * Runs one model step's calls for this agent, as `ctx.tools.executeStep(calls, { ...options, agent })` does
    * (an `agent` option must be absent or this scope's agent). Never rejects.
@@ -131,10 +132,11 @@ export function projectOutputSchema(record: ToolRecord | undefined): ToolOutputS
   return json === undefined ? undefined : (JSON.parse(json) as ToolOutputSchema)
 }
 
-/** The model-facing projection of each record, as fresh copies (never the registered objects). */
+/** The model-facing projection of each listed record (`listed: false` ones are left out), as fresh copies (never the registered objects). */
 export function projectSchemas(records: Iterable<ToolRecord>): ToolSchema[] {
   const schemas: ToolSchema[] = []
   for (const record of records) {
+    if (!record.listed) continue
     schemas.push({
       name: record.name,
       description: record.schema.description,
@@ -201,8 +203,8 @@ export class AgentToolScope implements ToolScope {
     return projectOutputSchema(this.internals.catalog.resolve(name, this.agent))
   }
 
-  execute(input: ScopedToolExecutionInput): Promise<ToolExecutionResult> {
-    return this.internals.pipeline.run(input, this.agent)
+  execute(input: ScopedToolExecutionInput, options?: ToolExecuteOptions): Promise<ToolExecutionResult> {
+    return this.internals.pipeline.run(input, this.agent, options)
   }
 
   executeStep(calls: readonly StepCall[], options?: ScopedExecuteStepOptions): Promise<ToolStepResult> {

@@ -48,7 +48,8 @@ const definition = {
   execute: async () => [text('ok')],
   timeoutMs: 1_000,
   concurrencySafe: false,
-  annotations: { readOnlyHint: true },
+  title: 'Read',
+  annotations: { readOnlyHint: true, destructiveHint: false },
   presentCall: () => undefined,
   presentResult: () => undefined,
   outputSchema: { type: 'object', properties: {} },
@@ -67,7 +68,7 @@ describe('register: an unreadable definition is InvalidToolDefinitionError namin
   it('for every field and every way of making it unreadable', async () => {
     const { tools } = await createHarness()
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...Object.keys(definition), 'annotations.readOnlyHint', 'parameters.type', 'outputSchema.type'), hostile, async (field, how) => {
+      fc.asyncProperty(fc.constantFrom(...Object.keys(definition), 'annotations.readOnlyHint', 'annotations.destructiveHint', 'parameters.type', 'outputSchema.type'), hostile, async (field, how) => {
         const [outer, inner] = field.split('.') as [string, string | undefined]
         const spoiled =
           inner === undefined

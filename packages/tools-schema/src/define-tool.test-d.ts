@@ -134,6 +134,35 @@ describe('defineTool typing', () => {
     })
   })
 
+  test('title and annotations: a string and the MCP hints, as booleans', () => {
+    const tool = defineTool({
+      name: 'read',
+      description: 'd',
+      title: 'Read a file',
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      parameters: {},
+      execute: () => 'x',
+    })
+    expectTypeOf(tool.title).toEqualTypeOf<string | undefined>()
+    expectTypeOf(tool.annotations?.readOnlyHint).toEqualTypeOf<boolean | undefined>()
+    defineTool({
+      name: 'bad',
+      description: 'd',
+      // @ts-expect-error hints are booleans
+      annotations: { readOnlyHint: 'yes' },
+      parameters: {},
+      execute: () => 'x',
+    })
+    defineTool({
+      name: 'bad',
+      description: 'd',
+      // @ts-expect-error a title is a string
+      title: 42,
+      parameters: {},
+      execute: () => 'x',
+    })
+  })
+
   test('render returns content blocks or a string', () => {
     const render = (_args: object, value: string): ContentBlock[] | string => value
     defineTool({

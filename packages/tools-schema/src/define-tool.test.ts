@@ -61,6 +61,41 @@ describe('the definition', () => {
     expect('timeoutMs' in defineTool(minimal)).toBe(false)
   })
 
+  test('title and annotations pass through as declared, frozen and detached, never into the parameters', () => {
+    const hints = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+    const tool = defineTool({ ...minimal, title: 'Do nothing', annotations: hints })
+    expect(tool.title).toBe('Do nothing')
+    expect(tool.annotations).toEqual(hints)
+    expect(Object.isFrozen(tool.annotations)).toBe(true)
+    hints.destructiveHint = false
+    expect(tool.annotations?.destructiveHint).toBe(true)
+    expect(tool.parameters).toEqual({ type: 'object', properties: {} })
+    // Absent when not declared: nothing is derived (concurrencySafe is no readOnlyHint).
+    const plain = defineTool({ ...minimal, concurrencySafe: true })
+    expect('title' in plain || 'annotations' in plain).toBe(false)
+    // Only the hints declared, and an annotation title too.
+    expect(defineTool({ ...minimal, annotations: { readOnlyHint: true, title: 'Nothing' } }).annotations).toEqual({ readOnlyHint: true, title: 'Nothing' })
+  })
+
+  test('a wrong title or annotations field is a definition problem naming it', () => {
+    const error = definitionError({
+      ...minimal,
+      title: '  ',
+      annotations: { readOnlyHint: 'yes', destructive: true, title: 3, openWorldHint: null },
+    })
+    expect(problems(error)).toEqual([
+      'title: must be a non-empty string, got the string "  "',
+      'annotations.readOnlyHint: must be a boolean, got the string "yes"',
+      'annotations.destructive: unknown field "destructive" (allowed: title, readOnlyHint, destructiveHint, idempotentHint, openWorldHint)',
+      'annotations.title: must be a non-empty string, got the number 3',
+      'annotations.openWorldHint: must be a boolean, got null',
+    ])
+    expect(problems(definitionError({ ...minimal, annotations: [true] }))).toEqual(['annotations: must be an object of MCP hints, got an array'])
+    // A hostile annotations object is read once, field by field, and never throws raw.
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('trap') } })
+    expect(problems(definitionError({ ...minimal, annotations: hostile }))).toEqual(['annotations: reading it threw: trap'])
+  })
+
   test.each(['a', '_', 'read_file', 'Bash-2', `x${'y'.repeat(63)}`])('the name %j is accepted', (name) => {
     expect(defineTool({ ...minimal, name }).name).toBe(name)
   })
@@ -91,7 +126,7 @@ describe('the definition', () => {
     expect(ToolDefinitionError.isInstance(error)).toBe(true)
     expect((error as ToolDefinitionError).toolName).toBe('bad name')
     expect(problems(error)).toEqual([
-      'timeout: unknown field "timeout" (allowed: name, description, parameters, output, execute, timeoutMs, concurrencySafe, presentCall, presentResult)',
+      'timeout: unknown field "timeout" (allowed: name, description, parameters, output, execute, timeoutMs, concurrencySafe, title, annotations, presentCall, presentResult)',
       'name: must match /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, got the string "bad name"',
       'description: must be a non-empty string, got the string ""',
       'execute: must be a function, got undefined (not JSON)',

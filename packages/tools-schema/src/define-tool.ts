@@ -2,6 +2,7 @@ import {
   snapshotJson,
   type ContentBlock,
   type JsonPathSegment,
+  type ToolAnnotations,
   type ToolArgumentsCheck,
   type ToolCallView,
   type ToolDefinition,
@@ -84,6 +85,19 @@ export interface ToolSpecBase<Spec extends ToolParametersSpec> {
   timeoutMs?: number
   /** True when calls of this tool may run in parallel with other such calls. */
   concurrencySafe?: boolean
+  /**
+   * A human-readable display name for UIs and MCP clients (`Read a file`): a non-empty string. Never sent to the
+   * model, which reads `name` and `description`; an MCP server lists it as the tool's `title`.
+   */
+  title?: string
+  /**
+   * The tool's MCP behaviour hints, declared by you and listed as they are by an MCP server serving the tool:
+   * `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint` (booleans) and `title` (MCP's annotation
+   * title; prefer the top-level `title`). Clients act on them (one may skip the confirmation of a read-only tool), so
+   * declare only what holds. Never sent to the model. `readOnlyHint: true` also lets the registry run the tool's calls
+   * in parallel, unless `concurrencySafe: false`.
+   */
+  annotations?: ToolAnnotations
   /** How to show the pending call. Only called with arguments that validate; otherwise the wrapper returns `undefined`. */
   presentCall?(args: ToolArgsOf<Spec>): ToolCallView | undefined
 }
@@ -164,9 +178,13 @@ const specKeys: ReadonlySet<string> = new Set([
   'execute',
   'timeoutMs',
   'concurrencySafe',
+  'title',
+  'annotations',
   'presentCall',
   'presentResult',
 ])
+const hintKeys: readonly string[] = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']
+const annotationKeys: ReadonlySet<string> = new Set(['title', ...hintKeys])
 const VALID: ToolArgumentsCheck = Object.freeze({ ok: true })
 const outputKeys: ReadonlySet<string> = new Set(['schema', 'render', 'presentationMeta'])
 const contentTypes: ReadonlySet<unknown> = new Set(['text', 'image', 'audio', 'resource_link', 'resource'])
@@ -236,6 +254,34 @@ function checkFields(spec: Fields, problems: SchemaProblem[]): void {
     const value = spec.get(key)
     if (value !== undefined && typeof value !== 'function') report([key], `must be a function, got ${describeValue(value)}`)
   }
+  const title = spec.get('title')
+  if (title !== undefined && (typeof title !== 'string' || title.trim() === '')) {
+    report(['title'], `must be a non-empty string, got ${describeValue(title)}`)
+  }
+}
+
+/**
+ * The declared `annotations` as a detached frozen copy of their own fields (`undefined` when absent), reporting every
+ * field that is wrong: an unknown key, a hint that is not a boolean, a title that is not a non-empty string.
+ */
+function readAnnotations(value: unknown, report: (segments: JsonPathSegment[], message: string) => void): ToolAnnotations | undefined {
+  if (value === undefined) return undefined
+  const own = readOwnObject(value)
+  if (own.entries === undefined) {
+    report(['annotations'], own.got === undefined ? `reading it threw: ${own.threw}` : `must be an object of MCP hints, got ${own.got}`)
+    return undefined
+  }
+  const copy: Record<string, string | boolean> = {}
+  for (const [key, field] of own.entries) {
+    if (!annotationKeys.has(key)) {
+      report(['annotations', key], `unknown field ${JSON.stringify(key)} (allowed: ${[...annotationKeys].join(', ')})`)
+    } else if (key === 'title') {
+      if (typeof field === 'string' && field.trim() !== '') copy[key] = field
+      else report(['annotations', key], `must be a non-empty string, got ${describeValue(field)}`)
+    } else if (typeof field === 'boolean') copy[key] = field
+    else if (field !== undefined) report(['annotations', key], `must be a boolean, got ${describeValue(field)}`)
+  }
+  return Object.freeze(copy) as ToolAnnotations
 }
 
 interface OutputParts {
@@ -287,10 +333,12 @@ function readToolSchema(
 }
 
 /**
- * Defines a tool with a typed schema: checks the definition (name, description, `timeoutMs`, `concurrencySafe`, the
- * parameter map and the output schema, reporting every problem at once), converts `parameters` to JSON Schema,
- * and returns a `ToolDefinition` whose `execute` validates the arguments before the body runs (a mismatch throws
- * {@link ToolArgsError}, which the registry turns into an `isError` result the model can act on).
+ * Defines a tool with a typed schema: checks the definition (name, description, `timeoutMs`, `concurrencySafe`,
+ * `title`, `annotations`, the parameter map and the output schema, reporting every problem at once), converts
+ * `parameters` to JSON Schema, and returns a `ToolDefinition` whose `execute` validates the arguments before the
+ * body runs (a mismatch throws {@link ToolArgsError}, which the registry turns into an `isError` result the model can
+ * act on). `title` and `annotations` (a frozen copy) are carried on the definition for UIs and MCP clients, never in
+ * the model-facing schema.
  *
  * The definition carries the registry's validation hook, `validateArguments`: the registry checks a call's
  * arguments with it before any `tools/pre-execute` listener, guard or approval sees the call.
@@ -339,12 +387,13 @@ export function defineTool(spec: ToolSpec<ToolParametersSpec, ToolOutputSchemaSp
   const problems: SchemaProblem[] = []
   const schemaProblems: SchemaProblem[] = []
   checkFields(fields, problems)
+  const annotations = readAnnotations(fields.get('annotations'), (segments, message) => problems.push(schemaProblem(segments, message)))
   const parameters = readToolSchema(fields.get('parameters'), 'parameters', problems, schemaProblems)
   const output = checkOutput(fields.get('output'), problems, schemaProblems)
   const name = fields.get('name')
   if (problems.length > 0) throw new ToolDefinitionError(typeof name === 'string' ? name : undefined, [...problems, ...schemaProblems])
   if (schemaProblems.length > 0 || parameters === undefined) throw new JsonSchemaError(schemaProblems)
-  return buildTool(spec, fields, name as string, parameters, output)
+  return buildTool(spec, fields, name as string, parameters, output, annotations)
 }
 
 function buildTool(
@@ -353,12 +402,14 @@ function buildTool(
   name: string,
   parameters: ToolSchemaCheck,
   output: OutputParts | undefined,
+  annotations: ToolAnnotations | undefined,
 ): DefinedTool<unknown, unknown> {
   const body = fields.get('execute') as AnyFunction
   const presentCall = fields.get('presentCall') as AnyFunction | undefined
   const presentResult = fields.get('presentResult') as AnyFunction | undefined
   const timeoutMs = fields.get('timeoutMs')
   const concurrencySafe = fields.get('concurrencySafe')
+  const title = fields.get('title')
 
   /** The arguments the body gets (a Standard Schema's output), or the error that says why there are none. */
   function parseArgs(args: unknown): { readonly args: unknown; readonly error?: undefined } | { readonly error: ToolArgsError } {
@@ -472,6 +523,8 @@ function buildTool(
     parameters: parameters.jsonSchema as ParametersJsonSchema,
     ...(timeoutMs !== undefined ? { timeoutMs: timeoutMs as number } : {}),
     ...(concurrencySafe !== undefined ? { concurrencySafe: concurrencySafe as boolean } : {}),
+    ...(title !== undefined ? { title: title as string } : {}),
+    ...(annotations !== undefined ? { annotations } : {}),
     // MCP allows only an object as `outputSchema` (and as `structuredContent`): any other output shape has none.
     ...(output !== undefined && output.schema.jsonSchema['type'] === 'object' ? { outputSchema: output.schema.jsonSchema as ToolOutputSchema } : {}),
     validateArguments,

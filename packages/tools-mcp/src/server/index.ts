@@ -2,4 +2,5 @@
 // never loads `@modelcontextprotocol/server` (an optional peer dependency).
 export { createToolServer, type ToolServerOptions, type ToolServerWiring } from './registry-server.js'
 export type { LegacySessionOptions } from './legacy-sessions.js'
+export type { ServedApprovalOptions } from './served-approval.js'
 export { serveToolsHttp, serveToolsStdio, type HttpServeOptions, type ServedTools } from './serve.js'

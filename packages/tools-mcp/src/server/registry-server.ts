@@ -1,12 +1,37 @@
-import type { Agent, ToolExecutionResult } from '@dsh/tools-core'
-import type {} from '@dsh/tools-registry'
-import { Server } from '@modelcontextprotocol/server'
+import type { Agent, ToolApprovalOutcome, ToolExecutionResult } from '@dsh/tools-core'
+import type { ToolCallApprover, ToolExecuteOptions } from '@dsh/tools-registry'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type InputRequiredResult,
+} from '@modelcontextprotocol/server'
 import type { Context } from 'cordis'
 import { McpConfigError } from '../mcp-config-error.js'
+import {
+  APPROVAL_INPUT_KEY,
+  approvalForm,
+  outcomeOf,
+  PendingApprovals,
+  resolveApprovalOptions,
+  ServedCall,
+  supportsFormElicitation,
+  type ServedApprovalOptions,
+  type ServedStep,
+} from './served-approval.js'
 
-/** What a served registry shows and on whose behalf it runs calls. */
-export interface ToolServerOptions {
-  /** Serve this agent's visible tools and run calls as this agent (its scope, restrictions, guards). Default: the global tools, no agent. */
+/** What a served registry shows, on whose behalf it runs calls, and who approves them. */
+export interface ToolServerOptions extends ServedApprovalOptions {
+  /**
+   * The agent the server acts for: `tools/list` shows the tools this agent sees (its own tools, and the globals its
+   * restrictions admit), and every `tools/call` runs as this agent (`execution.agent`: its scope, restrictions and
+   * guards, and whatever a `tools/pre-execute` listener decides for it). A tool the agent does not see is unknown to
+   * the client (`-32602`). Default: no agent, the global tools.
+   */
   readonly agent?: Agent | undefined
   /** The name the server reports. Default `dsh-tools`. */
   readonly name?: string | undefined
@@ -36,6 +61,12 @@ export interface ToolServerWiring {
    * holds it back until its `GET` stream is open, so a change made before the client opened it is not lost.
    */
   readonly deliver?: ((send: () => void) => void) | undefined
+  /**
+   * Where calls of 2026-07-28 clients wait for their approval between rounds: one store for every server instance of
+   * a serving entry that builds an instance per request (stateless HTTP). Default: a store of this server's own,
+   * closed by `dispose`.
+   */
+  readonly approvals?: PendingApprovals | undefined
 }
 
 /**
@@ -68,6 +99,61 @@ function cacheHints(options: ToolServerOptions): { 'tools/list': { ttlMs: number
 
 let callCounter = 0
 
+/** How much of an unknown tool's name an error message quotes. */
+const maxQuotedName = 200
+
+/** `tools/call` of a tool the served agent does not see: a JSON-RPC error (-32602), in every protocol revision. */
+function unknownTool(name: string): ProtocolError {
+  const shown = name.length > maxQuotedName ? `${name.slice(0, maxQuotedName)}…` : name
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(shown)}. This server has no tool of that name; tools/list names the tools it has.`, {
+    code: 'UNKNOWN_TOOL',
+  })
+}
+
+const hintKeys = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
+
+/**
+ * The `title` and `annotations` a served tool is listed with: exactly what its definition declares (a `defineTool`
+ * author's `title` and `annotations`, or what a trusted MCP server's tool carried), own fields of the right type
+ * only. Nothing is derived: `concurrencySafe` is not `readOnlyHint` (a client may skip a confirmation on it).
+ */
+function displayFields(definition: object | undefined): { title?: string; annotations?: Record<string, string | boolean> } {
+  if (definition === undefined) return {}
+  try {
+    const out: { title?: string; annotations?: Record<string, string | boolean> } = {}
+    const title = Object.hasOwn(definition, 'title') ? (definition as { title?: unknown }).title : undefined
+    if (typeof title === 'string' && title !== '') out.title = title
+    const declared = Object.hasOwn(definition, 'annotations') ? (definition as { annotations?: unknown }).annotations : undefined
+    if (typeof declared === 'object' && declared !== null) {
+      const annotations: Record<string, string | boolean> = {}
+      for (const key of hintKeys) {
+        const value = Object.hasOwn(declared, key) ? (declared as Record<string, unknown>)[key] : undefined
+        if (key === 'title' ? typeof value === 'string' && value !== '' : typeof value === 'boolean') annotations[key] = value as string | boolean
+      }
+      if (Object.keys(annotations).length > 0) out.annotations = annotations
+    }
+    return out
+  } catch {
+    // A definition whose fields can no longer be read (a revoked proxy) is listed without them.
+    return {}
+  }
+}
+
+/** `value` as JSON text, or `undefined` when it cannot be (too deep for `JSON.stringify`). */
+function jsonText(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return undefined
+  }
+}
+
+const noElicitation: ToolApprovalOutcome = Object.freeze({
+  outcome: 'unavailable',
+  reason:
+    'the MCP client did not declare the elicitation capability (form mode), so its user cannot be asked. Connect with a client that supports elicitation, or have the server allow this call',
+})
+
 function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -99,16 +185,25 @@ function withError(out: Record<string, unknown>, result: ToolExecutionResult): R
 }
 
 /**
- * A low-level MCP `Server` in front of the registry of `ctx`: `tools/list` is `ctx.tools.schemas(agent)` (a
- * tool that may run in parallel is announced with `readOnlyHint: true`; a tool's `ctx.tools.outputSchema` is listed
- * as its `outputSchema`, and a successful call of it returns its `structuredContent`), every `tools/call` goes
- * through `ctx.tools.execute` (policy, guards, approval: an `ask` with no approval service or agent is a denial,
- * which the client sees as an `isError` result), and the client's cancellation aborts the call. Registry changes send
- * `notifications/tools/list_changed` on the server's connection, one per burst of changes (call the returned
- * `dispose` to stop listening). `listTtlMs` sets the `ttlMs` of 2026-07-28 `tools/list` results.
+ * A low-level MCP `Server` in front of the registry of `ctx`:
+ *
+ * - `tools/list` is `ctx.tools.schemas(agent)`, each tool with the `title` and `annotations` its definition declares
+ *   (nothing derived) and its `ctx.tools.outputSchema` as `outputSchema`;
+ * - every `tools/call` goes through `ctx.tools.execute` (policy, guards, wrappers); the client's cancellation aborts
+ *   it; a tool the agent does not see is a JSON-RPC error `-32602` (not an `isError` result), in every revision;
+ * - an `ask` is put to the client's user by elicitation (`approval: 'client'`, the default): `elicitation/create`
+ *   within the call for a 2025-era client, an `input_required` result and the client's retry for a 2026-07-28 one;
+ *   a client that did not declare elicitation gets the denial `APPROVAL_UNAVAILABLE` naming the reason;
+ * - registry changes send `notifications/tools/list_changed` on the server's connection, one per burst of changes.
+ *
+ * Call the returned `dispose` to stop listening and to deny the calls still waiting for an answer. `listTtlMs` sets
+ * the `ttlMs` of 2026-07-28 `tools/list` results. Invalid options throw `McpConfigError` (`INVALID_CONFIG`).
  */
 export function createToolServer(ctx: Context, options: ToolServerOptions = {}, wiring: ToolServerWiring = {}): { server: Server; dispose: () => void } {
   const hints = cacheHints(options)
+  const approvalSettings = resolveApprovalOptions(options)
+  const ownApprovals = wiring.approvals === undefined ? new PendingApprovals(approvalSettings) : undefined
+  const approvals = wiring.approvals ?? (ownApprovals as PendingApprovals)
   const server = new Server(
     { name: options.name ?? 'dsh-tools', version: options.version ?? '0.1.0' },
     { capabilities: { tools: { listChanged: true } }, ...(hints === undefined ? {} : { cacheHints: hints }) },
@@ -120,25 +215,80 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
       const outputSchema = tools.outputSchema(schema.name, agent)
       return {
         name: schema.name,
+        ...displayFields(tools.get(schema.name, agent)),
         description: schema.description,
         inputSchema: schema.parameters as { type: 'object' },
         ...(outputSchema === undefined ? {} : { outputSchema: outputSchema as { type: 'object' } }),
-        annotations: { readOnlyHint: tools.executionMode({ name: schema.name, ...(agent === undefined ? {} : { agent }) }) === 'parallel' },
       }
     }),
   }))
-  server.setRequestHandler('tools/call', async (request, context) => {
+
+  const execute = (name: string, args: unknown, signal: AbortSignal, approval: ToolCallApprover | undefined): Promise<ToolExecutionResult> => {
     callCounter += 1
-    const result = await tools.execute({
-      callId: `mcp_${callCounter}`,
-      name: request.params.name,
-      arguments: request.params.arguments ?? {},
-      agent,
-      signal: context.mcpReq.signal,
-    })
-    return toMcpResult(result, tools.outputSchema(request.params.name, agent) !== undefined) as never
+    const callOptions: ToolExecuteOptions | undefined = approval === undefined ? undefined : { approval }
+    return tools.execute({ callId: `mcp_${callCounter}`, name, arguments: args, agent, signal }, callOptions)
+  }
+  const finish = (name: string, result: ToolExecutionResult): CallToolResult => {
+    // The tool was there when the call began; one removed before the pipeline resolved it is unknown all the same.
+    if (result.error?.code === 'UNKNOWN_TOOL') throw unknownTool(name)
+    return toMcpResult(result, tools.outputSchema(name, agent) !== undefined) as CallToolResult
+  }
+  /** One round of a 2026-07-28 call: its signal linked to the execution while the round is open. */
+  const round = async (call: ServedCall, signal: AbortSignal): Promise<CallToolResult | InputRequiredResult> => {
+    const unfollow = call.follow(signal)
+    let step: ServedStep
+    try {
+      step = await call.next()
+    } finally {
+      // The client answers in a new request (a retry): this round's request ends here, its signal no longer counts.
+      unfollow()
+    }
+    if (step.kind === 'ask') return inputRequired({ inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit(step.form) }, requestState: step.id })
+    return finish(call.name, step.result)
+  }
+
+  server.setRequestHandler('tools/call', async (request, context) => {
+    const { name } = request.params
+    const args = request.params.arguments ?? {}
+    const state = context.mcpReq.requestState()
+    if (typeof state === 'string') {
+      // A 2026-07-28 client retries a call with its answer to our approval request.
+      const waiting = approvals.take(state)
+      const argumentsJson = waiting?.call.argumentsJson
+      if (waiting === undefined || waiting.call.name !== name || argumentsJson === undefined || argumentsJson !== jsonText(args)) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          'Invalid or expired requestState: no call of this tool with these arguments waits for approval under it (it was answered, timed out, or the retry changed the call). Call the tool again.',
+          { reason: 'invalid_request_state' },
+        )
+      }
+      waiting.answer(outcomeOf(inputResponse(context.mcpReq.inputResponses, APPROVAL_INPUT_KEY)))
+      return round(waiting.call, context.mcpReq.signal)
+    }
+    if (tools.get(name, agent) === undefined) throw unknownTool(name)
+    if (approvalSettings.mode === 'host') return finish(name, await execute(name, args, context.mcpReq.signal, undefined))
+    const envelope = context.mcpReq.envelope
+    if (envelope === undefined) {
+      // 2025 era: ask within the call (elicitation/create on this request's stream), under the call's own signal.
+      const ask: ToolCallApprover = async (approvalRequest) => {
+        if (!supportsFormElicitation(server.getClientCapabilities())) return noElicitation
+        try {
+          return outcomeOf(await context.mcpReq.elicitInput(approvalForm(approvalRequest), { signal: approvalRequest.signal, timeout: approvalSettings.timeoutMs }))
+        } catch (error) {
+          if (approvalRequest.signal.aborted) return { outcome: 'cancelled' }
+          return { outcome: 'unavailable', reason: `the MCP client did not answer the approval request (${error instanceof Error ? error.message : String(error)})` }
+        }
+      }
+      return finish(name, await execute(name, args, context.mcpReq.signal, ask))
+    }
+    // 2026-07-28: an ask ends this round with input_required; the call waits in `approvals` for the client's retry.
+    const call = new ServedCall(name, jsonText(args))
+    const waitForClient = approvals.approverFor(call)
+    const canElicit = supportsFormElicitation((envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY])
+    call.run((signal) => execute(name, args, signal, canElicit ? waitForClient : () => noElicitation))
+    return round(call, context.mcpReq.signal)
   })
-  if (wiring.notifyOnConnection === false) return { server, dispose: () => {} }
+  if (wiring.notifyOnConnection === false) return { server, dispose: () => ownApprovals?.close() }
   let connected = wiring.era === 'modern'
   server.oninitialized = () => (connected = true)
   const send = () => void server.sendToolListChanged().catch(() => {})
@@ -153,6 +303,7 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     dispose: () => {
       stop()
       notify.cancel()
+      ownApprovals?.close()
     },
   }
 }

@@ -40,9 +40,13 @@ describe('serveToolsStdio from a spawned child process', () => {
     expect(alive(pid)).toBe(true)
     expect(status.tools.map((tool) => tool.wireName).sort()).toEqual(['add', 'grow', 'pid'])
 
-    // concurrencySafe became readOnlyHint on the wire, which a trusted server's client maps back.
+    // add declares readOnlyHint, which a trusted server's client maps back; pid (concurrencySafe unset) stays serial.
     expect(t.tools.executionMode({ name: 'mcp__child__add' })).toBe('parallel')
     expect(t.tools.executionMode({ name: 'mcp__child__pid' })).toBe('serial')
+    // A trusted server's title and hints stay on the registered tool, so serving this registry again lists them.
+    expect(t.tools.get('mcp__child__add')?.title).toBe('Add two numbers')
+    expect(t.tools.get('mcp__child__add')?.annotations).toEqual({ readOnlyHint: true })
+    expect(t.tools.get('mcp__child__pid')?.annotations).toBeUndefined()
     expect(t.tools.outputSchema('mcp__child__add')).toEqual({ type: 'object', additionalProperties: false, properties: { sum: { type: 'number' } }, required: ['sum'] })
 
     const sum = await t.tools.execute({ callId: 'a', name: 'mcp__child__add', arguments: { a: 2, b: 3 } })

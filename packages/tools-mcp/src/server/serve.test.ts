@@ -35,7 +35,7 @@ async function servedRegistry(token?: string) {
 
 describe('serving a registry over MCP', () => {
   for (const mode of ['legacy', 'auto'] as const) {
-    it(`answers the official SDK client (${mode}): tools/list from schemas(), calls through execute, readOnlyHint from concurrencySafe`, async () => {
+    it(`answers the official SDK client (${mode}): tools/list from schemas(), calls through execute, no hint derived from concurrencySafe`, async () => {
       const { served } = await servedRegistry()
       const client = new Client({ name: 'sdk-client', version: '1.0.0' }, { versionNegotiation: { mode } })
       await client.connect(new StreamableHTTPClientTransport(new URL(served.url)))
@@ -43,8 +43,9 @@ describe('serving a registry over MCP', () => {
       expect(client.getProtocolEra()).toBe(mode === 'legacy' ? 'legacy' : 'modern')
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name).sort()).toEqual(['bash', 'bash_kill', 'bash_output', 'shout'])
-      expect(tools.find((tool) => tool.name === 'shout')?.annotations?.readOnlyHint).toBe(true)
-      expect(tools.find((tool) => tool.name === 'bash')?.annotations?.readOnlyHint).toBe(false)
+      // concurrencySafe is a scheduling fact, not a promise that the tool changes nothing: no readOnlyHint from it.
+      expect(tools.find((tool) => tool.name === 'shout')?.annotations).toBeUndefined()
+      expect(tools.find((tool) => tool.name === 'bash')?.annotations?.readOnlyHint).not.toBe(true)
       const shout = await client.callTool({ name: 'shout', arguments: { word: 'hey' } })
       expect(shout.content).toEqual([{ type: 'text', text: 'HEY' }])
       const bad = await client.callTool({ name: 'shout', arguments: { word: 3 } })
@@ -53,7 +54,7 @@ describe('serving a registry over MCP', () => {
     })
   }
 
-  it('sends list_changed when the registry changes, and denies an ask that nobody can answer', async () => {
+  it('sends list_changed when the registry changes, and denies an ask the client cannot answer (no elicitation), saying so', async () => {
     const t = await createToolContext()
     cleanups.push(() => t.dispose())
     t.tools.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'always ask' }))
@@ -72,7 +73,8 @@ describe('serving a registry over MCP', () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['late'])
     const asked = await client.callTool({ name: 'late', arguments: {} })
     expect(asked.isError).toBe(true)
-    expect(asked._meta?.['dsh/error']).toEqual({ name: 'ToolDeniedError', code: 'APPROVAL_NO_AGENT' })
+    expect(asked._meta?.['dsh/error']).toEqual({ name: 'ToolDeniedError', code: 'APPROVAL_UNAVAILABLE' })
+    expect(asked.content).toEqual([{ type: 'text', text: expect.stringContaining('did not declare the elicitation capability') }])
   })
 
   it('refuses a request without the bearer token, or from a foreign origin', async () => {
@@ -91,7 +93,8 @@ describe('serving a registry over MCP', () => {
     await client.load(mcpServer, { id: 'remote', url: served.url, headers: { Authorization: 'Bearer t0ken' }, protocol: 'legacy', trust: true, tools: { bash: { approval: 'allow' } } })
     const status = await whenMcpServerReady(client.ctx, 'remote')
     expect(status.state).toBe('ready')
-    expect(client.tools.executionMode({ name: 'mcp__remote__shout' })).toBe('parallel')
+    // shout is concurrencySafe on the serving side but declares no readOnlyHint: nothing tells this client it is.
+    expect(client.tools.executionMode({ name: 'mcp__remote__shout' })).toBe('serial')
     const result = await client.tools.execute({ callId: 'b', name: 'mcp__remote__bash', arguments: { command: 'echo round trip', description: 'echo' } })
     expect(result.isError).toBe(false)
     expect(result.content).toEqual([{ type: 'text', text: 'round trip' }])

@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server'
-import { serveStdio } from '@modelcontextprotocol/server/stdio'
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Context } from 'cordis'
 import { createLegacySessions, type LegacySessionOptions } from './legacy-sessions.js'
 import { coalesced, createToolServer, type ToolServerOptions } from './registry-server.js'
+import { PendingApprovals, resolveApprovalOptions } from './served-approval.js'
+import { guardStdout } from './stdout-guard.js'
 
 /** A running MCP server: close it to stop serving (and, for HTTP, to free the port). */
 export interface ServedTools {
@@ -15,21 +17,43 @@ export interface ServedTools {
  * protocol eras: the client's opening exchange picks the era (the SDK's `serveStdio`). Registry changes reach a
  * 2025-era client as `notifications/tools/list_changed` after its `initialized`, and a 2026-07-28 client on its
  * `subscriptions/listen` streams; one notification per burst of changes.
+ *
+ * stdout is the protocol stream: until `close()`, every other write to `process.stdout` (a tool's `console.log`,
+ * a library's progress line) goes to stderr instead, so nothing but protocol messages reaches the client. Writes to
+ * file descriptor 1 that bypass `process.stdout` (`fs.writeSync(1, …)`, a child process spawned with inherited
+ * stdio) cannot be routed: give child processes piped or ignored stdout. Invalid options throw `McpConfigError`
+ * before anything is served.
  */
 export async function serveToolsStdio(ctx: Context, options: ToolServerOptions = {}): Promise<ServedTools> {
+  const approvals = new PendingApprovals(resolveApprovalOptions(options))
   const disposers = new Set<() => void>()
-  const handle = serveStdio(({ era }) => {
-    // A discovery probe's instance may be dropped unconnected: its listener goes with close() at the latest.
-    const { server, dispose } = createToolServer(ctx, options, { era })
-    disposers.add(dispose)
-    server.onclose = () => (dispose(), disposers.delete(dispose))
-    return server
-  })
+  const stdout = guardStdout()
+  let handle: ReturnType<typeof serveStdio>
+  try {
+    handle = serveStdio(
+      ({ era }) => {
+        // A discovery probe's instance may be dropped unconnected: its listener goes with close() at the latest.
+        const { server, dispose } = createToolServer(ctx, options, { era, approvals })
+        disposers.add(dispose)
+        server.onclose = () => (dispose(), disposers.delete(dispose))
+        return server
+      },
+      { transport: new StdioServerTransport(process.stdin, stdout.protocol) },
+    )
+  } catch (error) {
+    stdout.release()
+    throw error
+  }
   return {
     close: async () => {
       for (const dispose of disposers) dispose()
       disposers.clear()
-      await handle.close()
+      approvals.close()
+      try {
+        await handle.close()
+      } finally {
+        stdout.release()
+      }
     },
   }
 }
@@ -46,7 +70,24 @@ export interface HttpServeOptions extends ToolServerOptions, LegacySessionOption
 
 class BodyTooLarge extends Error {}
 
-async function toFetchRequest(request: IncomingMessage, port: number): Promise<{ fetchRequest: Request; parsedBody: unknown }> {
+/**
+ * The signal of one exchange: aborted when the client goes away before the response is complete (it closed the
+ * connection, or its request's SSE stream). In the 2026-07-28 era that is how a client cancels a request (it sends
+ * no `notifications/cancelled` over HTTP): the SDK then closes the exchange, which aborts the served call's
+ * `exec.signal`, and ends a `subscriptions/listen` stream. A 2025-era session's calls are cancelled by
+ * `notifications/cancelled` only, as that era's spec says (a dropped stream is not a cancellation there; the SDK's
+ * session transport does not read this signal); a sessionless 2025-era request is torn down with it, since nothing
+ * could receive its answer.
+ */
+function exchangeSignal(response: ServerResponse): AbortSignal {
+  const controller = new AbortController()
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort(new Error('The client closed the connection before the response was complete'))
+  })
+  return controller.signal
+}
+
+async function toFetchRequest(request: IncomingMessage, port: number, signal: AbortSignal): Promise<{ fetchRequest: Request; parsedBody: unknown }> {
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of request) {
@@ -58,7 +99,7 @@ async function toFetchRequest(request: IncomingMessage, port: number): Promise<{
   for (const [key, value] of Object.entries(request.headers)) if (typeof value === 'string') headers.set(key, value)
   const method = request.method ?? 'GET'
   const body = Buffer.concat(chunks)
-  const init: RequestInit = method === 'GET' || method === 'HEAD' ? { method, headers } : { method, headers, body }
+  const init: RequestInit = method === 'GET' || method === 'HEAD' ? { method, headers, signal } : { method, headers, body, signal }
   let parsedBody: unknown
   if (method === 'POST' && body.length > 0) {
     try {
@@ -106,11 +147,14 @@ async function writeResponse(answer: Response, response: ServerResponse): Promis
  */
 export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {}): Promise<ServedTools & { readonly url: string }> {
   const disposers = new Set<() => void>()
+  // 2026-07-28 calls waiting for their client's approval outlive the per-request server that asked: one store for all.
+  const approvals = new PendingApprovals(resolveApprovalOptions(options))
+  disposers.add(() => approvals.close())
   const sessions = createLegacySessions(ctx, options)
   // Per-request servers hold no connection to notify on; the handler's listen router does it for every open stream.
   const handler = createMcpHandler(
     () => {
-      const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false })
+      const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false, approvals })
       disposers.add(dispose)
       server.onclose = () => (dispose(), disposers.delete(dispose))
       return server
@@ -131,7 +175,7 @@ export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {
     if (options.token !== undefined && request.headers.authorization !== `Bearer ${options.token}`) {
       return void response.writeHead(401, { 'www-authenticate': 'Bearer' }).end('Unauthorized')
     }
-    void toFetchRequest(request, port)
+    void toFetchRequest(request, port, exchangeSignal(response))
       .then(({ fetchRequest, parsedBody }) => route(fetchRequest, parsedBody))
       .then((answer) => writeResponse(answer, response))
       .catch((error: unknown) => {

@@ -16,4 +16,5 @@ const vite = await createServer({
   ssr: { external: true },
 })
 const runner = createServerModuleRunner(vite.environments.ssr, { hmr: false })
-await runner.import(join(here, 'serve-stdio-entry.ts'))
+// An entry of the test's own may be named as the first argument.
+await runner.import(process.argv[2] ?? join(here, 'serve-stdio-entry.ts'))

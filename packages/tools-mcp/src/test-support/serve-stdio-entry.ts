@@ -12,6 +12,9 @@ ctx.tools.register(
     description: 'Adds two numbers.',
     parameters: { a: { type: 'number', required: true }, b: { type: 'number', required: true } },
     concurrencySafe: true,
+    // What the client reads: the author's declaration, never derived from concurrencySafe.
+    title: 'Add two numbers',
+    annotations: { readOnlyHint: true },
     output: {
       schema: { type: 'object', additionalProperties: false, properties: { sum: { type: 'number', required: true } } },
       render: (_args, value) => `The sum is ${value.sum}.`,
