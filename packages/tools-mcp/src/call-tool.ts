@@ -3,6 +3,7 @@ import { mapCallResult, type MappedResult } from './call-results.js'
 import type { PlannedTool } from './discovery.js'
 import { McpCallError } from './mcp-call-error.js'
 import { MCP_ERROR_CODES } from './mcp-error-codes.js'
+import { cutUtf8 } from './result-bounds.js'
 import { callBudget, type McpCallBudget } from './server-config.js'
 import type { ServerConnection } from './server-connection.js'
 import { SessionFailure } from './session-types.js'
@@ -64,6 +65,22 @@ function capError(where: string, server: string, budget: McpCallBudget, cause?: 
   )
 }
 
+/** The most of a progress notification's `message` that reaches `mcp/progress` listeners (a UI line, not a log). */
+export const MAX_PROGRESS_MESSAGE_BYTES = 1024
+
+/**
+ * A server's progress notification as listeners get it: finite numbers only, the message a string cut at
+ * {@link MAX_PROGRESS_MESSAGE_BYTES} bytes (an untrusted server may send megabytes on every notification).
+ */
+export function boundedProgress(progress: { progress?: unknown; total?: unknown; message?: unknown }): { progress: number; total?: number; message?: string } {
+  const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
+  return {
+    progress: finite(progress.progress) ? progress.progress : 0,
+    ...(finite(progress.total) ? { total: progress.total } : {}),
+    ...(typeof progress.message === 'string' ? { message: cutUtf8(progress.message, MAX_PROGRESS_MESSAGE_BYTES).text } : {}),
+  }
+}
+
 /**
  * One call of a server tool from inside the pipeline: waits for a restart in progress, sends `tools/call` with
  * progress always requested (so the idle budget resets on progress) under a hard total cap (the tool's registered
@@ -93,7 +110,7 @@ export async function callServerTool(connection: ServerConnection, plan: Planned
           idleTimeoutMs: budget.idleMs,
           totalTimeoutMs: budget.totalMs,
           onProgress: (progress) =>
-            connection.emitProgress({ server, name: plan.name, callId: exec.callId, progress: progress.progress, total: progress.total, message: progress.message }),
+            connection.emitProgress({ server, name: plan.name, callId: exec.callId, ...boundedProgress(progress) }),
         })
         // Checked here against the gated outputSchema (the SDK is not given it: see sdk-session.ts).
         return mapCallResult(result, { server, tool: plan.wireName, bounds: connection.config.output, outputSchema: plan.outputCheck })
