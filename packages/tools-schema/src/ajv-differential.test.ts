@@ -10,10 +10,13 @@
 // such a property in `properties`: it accepts any value for it and, with additionalProperties: false, rejects it as
 // undeclared; validator.test.ts checks that we treat it as ordinary data), and a required property named "" (ajv
 // 8.20 never reports it missing: its generated check treats the empty name as "nothing missing"). Values on which
-// ajv itself throws are left out and counted: its uniqueItems check (fast-deep-equal) calls a `toString` or
-// `valueOf` property of an element as a method, so `[{ toString: 'a' }, { toString: 'a' }]` throws a TypeError.
+// ajv itself throws would be left out and counted (none are expected since its uniqueItems is replaced, below).
 //
-// One keyword of the oracle is replaced: ajv's `multipleOf` divides the doubles (`0.3 / 0.1` is 2.9999999999999996,
+// Two keywords of the oracle are replaced. ajv's `uniqueItems` (fast-deep-equal) compares two objects' `constructor`
+// properties before their keys, so `[{ "constructor": {} }, { "constructor": {} }]` is unique to it although the two
+// elements are equal JSON (ownProperties does not reach that comparison), and it calls a `toString` or `valueOf`
+// property as a method (a TypeError for `[{ toString: 'a' }, { toString: 'a' }]`): the oracle's `uniqueItems` is JSON
+// equality, written on its own in test-support.ts (own keys only). ajv's `multipleOf` divides the doubles (`0.3 / 0.1` is 2.9999999999999996,
 // so it rejects 0.3, and a quotient from 2^53 to 10^21 always looks whole to it, so it accepts 1e21 as a multiple of
 // 1.5). JSON Schema divides the decimals the JSON text holds, as our validators do (constraints.ts): the oracle's
 // `multipleOf` is that definition, written on its own in test-support.ts (decimal texts scaled to integers).
@@ -29,7 +32,7 @@ import { schemaSpecToJsonSchema, valueSchemaSpecToJsonSchema } from './schema-sp
 import type { Validator } from './validator.js'
 import { objectFor, parameterMap, valueFor, valueSpec } from './schema-arbitraries.js'
 import { backendUnderTest } from './backend-under-test.setup.js'
-import { decimalMultiple } from './test-support.js'
+import { decimalMultiple, jsonUnique } from './test-support.js'
 
 const specRuns = Number(process.env['DSH_FUZZ_RUNS'] ?? 2500)
 const valuesPerSpec = 5
@@ -42,6 +45,8 @@ const seed = process.env['DSH_FUZZ_SEED'] === undefined ? undefined : Number(pro
 // exact); with it, ajv reads own properties only, as JSON and our validator do.
 const ajv = new Ajv2020({ strict: true, allErrors: false, ownProperties: true })
 
+ajv.removeKeyword('uniqueItems')
+ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: false, validate: (unique: boolean, value: unknown[]) => !unique || jsonUnique(value) })
 ajv.removeKeyword('multipleOf')
 ajv.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', errors: false, validate: (divisor: number, value: number) => decimalMultiple(value, divisor) })
 
@@ -129,6 +134,26 @@ describe('our validator agrees with ajv (draft 2020-12) on every case', () => {
     expect(counts.values).toBeGreaterThanOrEqual(10_000)
     expect(counts.accepted).toBeGreaterThan(counts.values / 5)
     expect(counts.rejected).toBeGreaterThan(counts.values / 10)
+  })
+})
+
+describe("the oracle's uniqueItems", () => {
+  test('regression (seed 41049009): equal objects with an own "constructor" or "toString" property are duplicates', () => {
+    const parameters = JSON.parse(
+      '{"x y": {"type": "array", "uniqueItems": true, "items": {"type": "object", "additionalProperties": false, "properties": {"constructor": {"type": "object", "additionalProperties": false, "properties": {}, "required": true}}}}}',
+    ) as ParameterSchemaSpec
+    const duplicates = JSON.parse('{"x y": [{"constructor": {}}, {"constructor": {}}]}') as unknown
+    const distinct = JSON.parse('{"x y": [{"constructor": {}}]}') as unknown
+    const jsonSchema = schemaSpecToJsonSchema(parameters)
+    expect(ajv.validate(jsonSchema, duplicates)).toBe(false)
+    const validators = [compileParameters(parameters), compileParameters(parameters, { backend: 'closures' })] as const
+    for (const validator of validators) expect(validator.is(duplicates)).toBe(false)
+    agree(jsonSchema, parameterNode(parameters), validators, [duplicates])
+    const strings = compileValueSchema({ type: 'array', uniqueItems: true, items: { type: 'json' } })
+    expect(strings.is(JSON.parse('[{"toString": "a"}, {"toString": "a"}]'))).toBe(false)
+    expect(ajv.validate({ type: 'array', uniqueItems: true }, JSON.parse('[{"toString": "a"}, {"toString": "a"}]'))).toBe(false)
+    expect(ajv.validate(jsonSchema, distinct)).toBe(true)
+    for (const validator of validators) expect(validator.is(distinct)).toBe(true)
   })
 })
 

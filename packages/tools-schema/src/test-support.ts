@@ -49,3 +49,27 @@ export function decimalMultiple(value: number, divisor: number): boolean {
   const [b, t] = scaled(divisor)
   return (a * 10n ** BigInt(t)) % (b * 10n ** BigInt(s)) === 0n
 }
+
+/**
+ * JSON equality as JSON Schema defines it for `uniqueItems` and `const` (written apart from constraints.ts): equal
+ * numbers by value, strings, booleans and null by value, arrays element by element, objects by the same own keys
+ * with equal values in any order. Own keys only: a property named `constructor` or `toString` is data.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    return a.every((item, index) => jsonEqual(item, b[index]))
+  }
+  const keysA = Object.keys(a)
+  const keysB = Object.keys(b)
+  if (keysA.length !== keysB.length) return false
+  return keysA.every((key) => Object.hasOwn(b, key) && jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+}
+
+/** The test oracle of `uniqueItems`: no two elements are {@link jsonEqual} (pair by pair). */
+export function jsonUnique(items: readonly unknown[]): boolean {
+  for (let later = 1; later < items.length; later++) for (let earlier = 0; earlier < later; earlier++) if (jsonEqual(items[earlier], items[later])) return false
+  return true
+}
