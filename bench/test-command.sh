@@ -22,6 +22,7 @@ for run in cold warm; do
   seconds=$((SECONDS - started))
   summary="$(grep -E '^[0-9]+ passed' "$clone.$run.log" | tail -n 1 || true)"
   echo "$run: ${seconds} s ($((seconds / 60)) min $((seconds % 60)) s)  ${summary}"
+  sed -n '/^== wall time by step/,$p' "$clone.$run.log" | tail -n +2 | sed 's/^/  /'
   rm -f "$clone.$run.log"
 done
 echo "machine: $(nproc) cores, $(node -v), $(date -u +%Y-%m-%d)"
