@@ -74,9 +74,9 @@ phase "build, typecheck, test (turbo)"
 node tooling/summarize-tests.mjs --clear
 # Run every task whose dependencies built, so a failing run still counts every package; then stop with the
 # summary, which names the failed tests and files (turbo never caches a failed task).
-# Four tasks at a time on 2 cores: much of the tests' time is waiting on child processes, servers and timers (a
-# forced run used 1.7 of the 2 cores), and four at a time took 259 s where two took 314 s (bench/results.md).
-if ! turbo run build typecheck test --output-logs=new-only --concurrency=4 --continue=dependencies-successful; then
+# Two tasks at a time on 2 cores: four were tried and were no faster from a fresh clone (332 s against 314 s for this
+# step; bench/results.md, "The test command"), with more load on the tests' timers.
+if ! turbo run build typecheck test --output-logs=new-only --concurrency=2 --continue=dependencies-successful; then
   phase "summary"
   node tooling/summarize-tests.mjs || true
   echo "turbo run build typecheck test failed (see above)" >&2
