@@ -265,6 +265,24 @@ async function registryBash(registry) {
   return `npm install @dsh/tool-bash @dsh/tools-registry ${cordis}: ${installed.join(', ')}`
 }
 
+/**
+ * Runs `work` on every item, two at a time: each item has a scratch project of its own and npm's cache is safe to
+ * share, and most of the time is npm and tsc waiting on the disk and the network. Resolves to every item's settled
+ * outcome, in the items' order.
+ */
+async function twoAtATime(items, work) {
+  const outcomes = Array.from({ length: items.length })
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      outcomes[index] = (await Promise.allSettled([work(items[index])]))[0]
+    }
+  }
+  await Promise.all([worker(), worker()])
+  return outcomes
+}
+
 // Each package alone, as its README installs it: npm must find a tree that satisfies every dependency and peer range
 // (`npm ls --all` exits non-zero on a missing or invalid one) and the package must load under Node.
 async function eachPackage(registry, tarballs) {
@@ -276,12 +294,8 @@ async function eachPackage(registry, tarballs) {
     await run('node', ['--input-type=module', '-e', `await import(${JSON.stringify(name)})`], { cwd: project })
     rmSync(project, { recursive: true, force: true })
   }
-  // Two at a time (separate projects; npm's cache is safe to share); the first failure is the scenario's.
-  let next = 0
-  const worker = async () => {
-    while (next < list.length) await checkOne(list[next++])
-  }
-  const failed = (await Promise.allSettled([worker(), worker()])).find((outcome) => outcome.status === 'rejected')
+  // The first failure is the scenario's.
+  const failed = (await twoAtATime(list, checkOne)).find((outcome) => outcome.status === 'rejected')
   if (failed) throw failed.reason
   return `npm install <package> (${cordis} where it is a peer), npm ls --all and import: ${list.map(([name]) => name.replace('@dsh/', '')).join(', ')}`
 }
@@ -349,22 +363,9 @@ async function attempt(scenario, ...args) {
 }
 const report = ({ stream, text }) => (stream === 'stdout' ? console.log(text) : console.error(text))
 
-/**
- * The scenarios that share nothing (each its own scratch project; npm's cache is safe to share) run two at a time:
- * most of their time is npm and tsc waiting on the disk and the network. Lines are printed in the scenarios' order.
- */
+/** The scenarios that share nothing run two at a time; their lines are printed in the scenarios' order. */
 async function attemptAll(list, ...args) {
-  const results = Array.from({ length: list.length })
-  let next = 0
-  const worker = async () => {
-    while (next < list.length) {
-      const index = next++
-      results[index] = attempt(list[index], ...args)
-      await results[index]
-    }
-  }
-  await Promise.all([worker(), worker()])
-  for (const result of results) report(await result)
+  for (const outcome of await twoAtATime(list, (scenario) => attempt(scenario, ...args))) report(outcome.value)
 }
 
 try {

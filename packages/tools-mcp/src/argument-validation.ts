@@ -14,6 +14,7 @@ import type { JsonObject, ToolArgumentsCheck } from '@dsh/tools-core'
 import { compileValueSchema, MAX_SCHEMA_DEPTH, MAX_SCHEMA_SIZE, ToolArgsError, type Validator, type ValueSchemaSpec } from '@dsh/tools-schema'
 import type { PlannedTool } from './discovery.js'
 import type { McpSchemaCheck } from './server-config.js'
+import { isRecord } from './is-record.js'
 
 /** A DSL value spec built here. */
 type Spec = Record<string, unknown>
@@ -145,7 +146,6 @@ function pointer(where: Where): string {
   return keys.length === 0 ? '(root)' : `/${keys.reverse().join('/')}`
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function codePoints(text: string): number {
   let count = 0

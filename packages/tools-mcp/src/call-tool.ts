@@ -7,8 +7,9 @@ import { cutUtf8 } from './result-bounds.js'
 import { callBudget, type McpCallBudget } from './server-config.js'
 import type { ServerConnection } from './server-connection.js'
 import { SessionFailure } from './session-types.js'
+import { isRecord } from './is-record.js'
 
-const isPlainObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isPlainObject: (value: unknown) => value is JsonObject = isRecord
 
 function failureError(connection: ServerConnection, plan: PlannedTool, failure: SessionFailure, budget: McpCallBudget): McpCallError {
   const server = connection.config.id

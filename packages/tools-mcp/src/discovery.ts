@@ -5,6 +5,7 @@ import type { ResolvedMcpServerConfig } from './server-config.js'
 import type { McpSession, McpToolAnnotations, McpToolDefinition } from './session-types.js'
 import { toolPolicy, type ToolPolicy } from './tool-policy.js'
 import { registryToolName } from './tool-names.js'
+import { isRecord } from './is-record.js'
 
 /** The longest wire name accepted (the MCP spec asks for at most 128 characters). */
 export const MAX_WIRE_NAME_LENGTH = 256
@@ -85,7 +86,6 @@ export interface PlannedTool {
   readonly note: string | undefined
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 /** Absent, as an optional field of a definition: `undefined` or JSON `null` (which some servers send for "none"). */
 const absent = (value: unknown): value is undefined | null => value === undefined || value === null
 /** An own property only: nothing a polluted prototype holds is read as part of a definition. */

@@ -6,6 +6,7 @@
 // `maxCheckCost` allows, whatever the schema and the value.
 import type { JsonObject, JsonValue } from '@dsh/tools-core'
 import { linearPatternProblem, linearRegExp } from './linear-pattern.js'
+import { isRecord } from './is-record.js'
 
 /** Literal text on {@link canonicalJson}'s work stack. */
 class Text {
@@ -80,7 +81,7 @@ class OverBudget {}
 type Schema = JsonValue
 type Record_ = Record<string, JsonValue>
 
-const isRecord = (value: unknown): value is Record_ => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isJsonRecord: (value: unknown) => value is Record_ = isRecord
 const own = (record: Record_, key: string): JsonValue | undefined => (Object.hasOwn(record, key) ? record[key] : undefined)
 const num = (value: JsonValue | undefined): number | undefined => (typeof value === 'number' ? value : undefined)
 
@@ -190,14 +191,14 @@ class Checker {
   check(schema: Schema, value: JsonValue, where: Where | undefined, seen: Evaluated): boolean {
     if (schema === true) return true
     if (schema === false) return this.fail(where, 'is not allowed here (false schema)')
-    if (!isRecord(schema)) return true // not a schema: no claim
+    if (!isJsonRecord(schema)) return true // not a schema: no claim
     let sections = this.#sections.get(schema)
     if (sections === undefined) this.#sections.set(schema, (sections = sectionsOf(schema)))
     this.spend(callUnits + sections.size)
     const local = evaluated()
     if (sections.assertions && !this.#assertions(schema, value, where)) return false
     if (sections.applicators && !this.#applicators(schema, value, where, local)) return false
-    if (sections.object && isRecord(value) && !this.#object(schema, value, where, local)) return false
+    if (sections.object && isJsonRecord(value) && !this.#object(schema, value, where, local)) return false
     if (sections.array && Array.isArray(value) && !this.#array(schema, value, where, local)) return false
     merge(seen, local)
     return true
@@ -291,10 +292,10 @@ class Checker {
       const branch = own(schema, holds ? 'then' : 'else')
       if (branch !== undefined && !this.check(branch, value, where, local)) return false
     }
-    if (isRecord(value)) {
+    if (isJsonRecord(value)) {
       for (const keyword of ['dependentSchemas', 'dependencies'] as const) {
         const dependent = own(schema, keyword)
-        if (!isRecord(dependent)) continue
+        if (!isJsonRecord(dependent)) continue
         for (const key of Object.keys(dependent)) {
           const rule = dependent[key] as JsonValue
           if (!Object.hasOwn(value, key) || Array.isArray(rule)) continue
@@ -319,7 +320,7 @@ class Checker {
     }
     for (const keyword of ['dependentRequired', 'dependencies'] as const) {
       const dependent = own(schema, keyword)
-      if (!isRecord(dependent)) continue
+      if (!isJsonRecord(dependent)) continue
       for (const key of Object.keys(dependent)) {
         const names = dependent[key]
         if (!Array.isArray(names) || !Object.hasOwn(value, key)) continue
@@ -336,11 +337,11 @@ class Checker {
     const properties = own(schema, 'properties')
     const patterns = own(schema, 'patternProperties')
     const additional = own(schema, 'additionalProperties')
-    const patternList = isRecord(patterns) ? Object.keys(patterns).filter((source) => linearPatternProblem(source) === undefined) : []
+    const patternList = isJsonRecord(patterns) ? Object.keys(patterns).filter((source) => linearPatternProblem(source) === undefined) : []
     for (const key of keys) {
       const at: Where = { parent: where, segment: key }
       let matched = false
-      if (isRecord(properties) && Object.hasOwn(properties, key)) {
+      if (isJsonRecord(properties) && Object.hasOwn(properties, key)) {
         matched = true
         if (!this.check(properties[key] as JsonValue, value[key] as JsonValue, at, evaluated())) return false
       }

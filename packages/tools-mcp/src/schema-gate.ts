@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '@dsh/tools-core'
 import { linearPatternProblem } from './linear-pattern.js'
+import { isRecord } from './is-record.js'
 
 /** What the gate does with a tool whose schema has findings: drop it, repair what it can, or let it through. */
 export type SchemaPolicy = 'reject' | 'transform' | 'pass'
@@ -75,9 +76,7 @@ function normalizeDialect(uri: string): string {
   return uri.replace(/#$/, '')
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+const isObject: (value: unknown) => value is JsonObject = isRecord
 
 /** `JSON.stringify(text)`, cut to a readable length: a server's strings reach findings, statuses and notes. */
 export function quoteBounded(text: string, max = maxQuoted): string {

@@ -4,6 +4,7 @@ import type { McpToolDefinition } from './session-types.js'
 import { DEFAULT_RESULT_BOUNDS, type ResultBounds } from './result-bounds.js'
 import type { SchemaBounds, SchemaPolicy } from './schema-gate.js'
 import { serverIdProblem, TOOL_NAME_PATTERN } from './tool-names.js'
+import { isRecord } from './is-record.js'
 
 /** Per-tool settings, keyed by the tool's name on the wire. */
 export interface McpToolConfig {
@@ -184,7 +185,6 @@ const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url
 
 const knownToolSettings = new Set(['enabled', 'name', 'concurrencySafe', 'approval', 'timeoutMs', 'idleTimeoutMs', 'idempotent'])
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function stringRecord(value: unknown, field: string, issues: string[]): Record<string, string> {
   if (value === undefined) return {}

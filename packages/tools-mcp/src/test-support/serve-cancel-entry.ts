@@ -4,7 +4,7 @@
 import { appendFileSync } from 'node:fs'
 import { defineTool, ToolRegistry } from '@dsh/tools-registry'
 import { Context } from 'cordis'
-import { serveToolsStdio } from '../server/index.js'
+import { serveUntilClosed } from './serve-until-closed.js'
 
 const marker = process.env.CANCEL_MARKER as string
 const ctx = new Context()
@@ -29,13 +29,4 @@ ctx.tools.register(
   }),
 )
 
-const served = await serveToolsStdio(ctx)
-let stopping = false
-async function stop(): Promise<void> {
-  if (stopping) return
-  stopping = true
-  await served.close().catch(() => {})
-  process.exit(0)
-}
-process.stdin.once('end', () => void stop())
-process.once('SIGTERM', () => void stop())
+await serveUntilClosed(ctx)

@@ -2,7 +2,7 @@
 // ends when its client closes stdin or sends SIGTERM.
 import { defineTool, ToolRegistry } from '@dsh/tools-registry'
 import { Context } from 'cordis'
-import { serveToolsStdio } from '../server/index.js'
+import { serveUntilClosed } from './serve-until-closed.js'
 
 const ctx = new Context()
 await ctx.plugin(ToolRegistry)
@@ -36,14 +36,5 @@ ctx.tools.register(
   }),
 )
 
-const served = await serveToolsStdio(ctx)
-let stopping = false
-async function stop(): Promise<void> {
-  if (stopping) return
-  stopping = true
-  await served.close().catch(() => {})
-  process.exit(0)
-}
-process.stdin.once('end', () => void stop())
-process.once('SIGTERM', () => void stop())
+await serveUntilClosed(ctx)
 process.stderr.write(`serving a registry over stdio as ${process.pid}\n`)

@@ -4,7 +4,7 @@
 // closes stdin or sends SIGTERM.
 import { defineTool, ToolRegistry } from '@dsh/tools-registry'
 import { Context } from 'cordis'
-import { serveToolsStdio } from '../server/index.js'
+import { serveUntilClosed } from './serve-until-closed.js'
 
 const ctx = new Context()
 await ctx.plugin(ToolRegistry)
@@ -43,13 +43,4 @@ ctx.tools.register(
 )
 ctx.tools.on('tools/pre-execute', (exec, next) => (exec.name === 'rm' ? { kind: 'ask', reason: 'it deletes a file' } : next()))
 
-const served = await serveToolsStdio(ctx)
-let stopping = false
-async function stop(): Promise<void> {
-  if (stopping) return
-  stopping = true
-  await served.close().catch(() => {})
-  process.exit(0)
-}
-process.stdin.once('end', () => void stop())
-process.once('SIGTERM', () => void stop())
+await serveUntilClosed(ctx)
