@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import type { JsonValue } from '@dsh/tools-core'
+import type { JsonObject, JsonValue } from '@dsh/tools-core'
 import { checkOutput } from './output-check.js'
 import { gateOutputSchema } from './schema-gate.js'
 
@@ -38,6 +38,17 @@ interface Group {
   readonly schema: JsonValue
   readonly tests: readonly { readonly description: string; readonly data: JsonValue; readonly valid: boolean }[]
 }
+
+// The one deliberate difference, checked with or without the suite: a pattern RE2 cannot read is left out of the
+// check and reported, so the check is looser there (never stricter); a pattern it reads is enforced.
+it('a pattern the linear-time engine cannot read is left out and reported; one it reads is enforced', () => {
+  const unreadable = gateOutputSchema({ type: 'string', pattern: '^\\p{Letter}+$' }, 'transform', bounds)
+  expect(unreadable.findings.map((finding) => [finding.code, finding.path])).toEqual([['pattern', '/pattern']])
+  expect(unreadable.check).toEqual({ type: 'string' })
+  const readable = gateOutputSchema({ type: 'string', pattern: '^[a-z]+$' }, 'transform', bounds)
+  expect(checkOutput(readable.check as JsonObject, 'ab', 1_000).kind).toBe('valid')
+  expect(checkOutput(readable.check as JsonObject, '42', 1_000).kind).toBe('invalid')
+})
 
 if (!existsSync(suite) && mustRun) {
   it('the JSON Schema Test Suite is where the test command says (CI=true or DSH_CONFORMANCE_DIR set)', () => {
