@@ -63,9 +63,24 @@ describe('an error result with an image', () => {
     })
   })
 
-  it('Gemini: response.error holds the text and the image goes into the functionResponse parts', () => {
+  it('Gemini: response.error holds the text; the image goes after the responses by default', () => {
     const calls = geminiTools([readFile]).parseCalls([{ functionCall: { id: 'c1', name: 'read_file', args: { path: 'a' } } }])
-    const [part] = toGeminiContent([failedWithImage], calls).parts
+    expect(toGeminiContent([failedWithImage], calls).parts).toEqual([
+      {
+        functionResponse: {
+          id: 'c1',
+          name: 'read_file',
+          response: { error: 'Error (MCP_SERVER_ERROR): the tool call failed.\nThe page did not load:\n[image/png 1: attached after the function responses]' },
+        },
+      },
+      { text: 'Attachments of function response 1 (read_file):' },
+      { inlineData: { mimeType: 'image/png', data: png } },
+    ])
+  })
+
+  it('Gemini 3 (function-response-parts): response.error holds the text and the image goes into the functionResponse parts', () => {
+    const calls = geminiTools([readFile]).parseCalls([{ functionCall: { id: 'c1', name: 'read_file', args: { path: 'a' } } }])
+    const [part] = toGeminiContent([failedWithImage], calls, { media: 'function-response-parts' }).parts
     expect(part).toEqual({
       functionResponse: {
         id: 'c1',

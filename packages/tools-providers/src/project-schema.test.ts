@@ -72,7 +72,7 @@ describe('lintToolSchemas', () => {
   it('lists every issue of every tool for one profile without building', () => {
     expect(lintToolSchemas([readFile], 'gemini-legacy').map((issue) => issue.message)).toEqual([
       'tool "read_file" loses default at "limit" on gemini-legacy: moved into the description (an annotation: validation is unchanged)',
-      'tool "read_file" loses additionalProperties at "options" on gemini-legacy: Gemini (OpenAPI parameters) is not told that other keys are rejected; the tool still rejects them',
+      "tool \"read_file\" loses additionalProperties at \"options\" on gemini-legacy: Gemini (OpenAPI parameters) is not told that other keys are rejected; only the tool's own argument validation, if it checks them, rejects them",
     ])
     expect(lintToolSchemas([readFile], 'openai')).toEqual([])
   })

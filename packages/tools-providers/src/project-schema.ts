@@ -20,10 +20,18 @@ const jsonTypes: ReadonlySet<string> = new Set(['string', 'number', 'integer', '
 const structural: ReadonlySet<string> = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'oneOf', 'anyOf'])
 
 /**
+ * Who still holds the model to a constraint the provider is no longer told about. The projection sees only the
+ * schema, not whether the tool validates its arguments (`defineTool` and Standard Schema tools check every keyword;
+ * an MCP tool's check may skip some, a raw JSON-Schema tool without `validateArguments` checks none), so the lint
+ * says what is true in every case.
+ */
+const onlyTheTool = "the provider does not enforce it; only the tool's own argument validation, if it checks it, rejects a value that breaks it"
+
+/**
  * Projects a tool's parameter schema (JSON Schema) for one profile and lints it at the same time.
  *
  * The non-strict profiles (`openai`, `anthropic`, `gemini`) send the schema as it is (`gemini` without a root
- * `$schema`) and report nothing: the provider does not enforce it, and the local validator stays authoritative.
+ * `$schema`) and report nothing: the provider does not enforce it; the tool's own argument validation, if any, does.
  * `openai-strict` closes every object, makes every property required and optional ones nullable (`anyOf` with
  * `null`; {@link removeOmittedNulls} undoes it), and sends a `oneOf` as `anyOf` only when its branches are provably
  * disjoint. `anthropic-strict` closes every object and moves numeric, length and array bounds into the
@@ -93,7 +101,7 @@ class Walker {
       else if (this.rules.keep.has(key)) setOwn(out, key, copyJson(value))
       else if (this.rules.describe.has(key)) {
         notes.push(`${key}: ${JSON.stringify(value)}`)
-        this.report('widened', path, key, `moved into the description; the tool still enforces it`)
+        this.report('widened', path, key, `moved into the description; ${onlyTheTool}`)
       } else if (this.rules.annotations.has(key)) {
         notes.push(`${key === 'examples' ? 'examples' : 'default'}: ${JSON.stringify(value)}`)
         this.report('moved', path, key, 'moved into the description (an annotation: validation is unchanged)')
@@ -120,7 +128,7 @@ class Walker {
       return
     }
     notes.push(`${key === 'const' ? 'must be' : 'one of'}: ${JSON.stringify(value)}`)
-    this.report('widened', path, key, `${this.rules.provider} only lists strings; moved into the description, the tool still enforces it`)
+    this.report('widened', path, key, `${this.rules.provider} only lists strings; moved into the description; ${onlyTheTool}`)
   }
 
   union(schema: Record<string, unknown>, path: string, depth: number): Record<string, unknown> | undefined {
@@ -211,7 +219,7 @@ class Walker {
       }
       out['additionalProperties'] = false
     } else if (value === false) {
-      this.report('widened', path, 'additionalProperties', `${this.rules.provider} is not told that other keys are rejected; the tool still rejects them`)
+      this.report('widened', path, 'additionalProperties', `${this.rules.provider} is not told that other keys are rejected; only the tool's own argument validation, if it checks them, rejects them`)
     } else if (value === true) {
       this.report('narrowed', path, 'additionalProperties', `${this.rules.provider} is not told that other keys are allowed`)
     }

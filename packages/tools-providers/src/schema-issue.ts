@@ -11,8 +11,10 @@ export type SchemaProfile =
  * What a profile does to one construct of a schema that it cannot send as it is:
  * - `unsupported`: the profile cannot express it; building the list fails (`PROVIDER_UNSUPPORTED_SCHEMA`) unless
  *   a fallback was asked for;
- * - `widened`: the provider's schema accepts values the tool rejects (a bound moved into the description); the
- *   local validator still rejects them and tells the model why;
+ * - `widened`: the provider's schema accepts values the tool's schema rejects (a bound moved into the
+ *   description); the provider no longer holds the model to it, so only the tool's own argument validation rejects
+ *   such a value, if it checks that keyword (`defineTool` and Standard Schema tools check every keyword; a raw
+ *   JSON-Schema tool without `validateArguments` checks none);
  * - `narrowed`: the provider's schema rejects values the tool would accept (an explicit `null` for an optional
  *   property that accepts `null`, an open object the provider is not told about);
  * - `moved`: an annotation (`default`, `examples`) moved into the description; validation is unchanged.

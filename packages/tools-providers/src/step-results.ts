@@ -91,7 +91,7 @@ function mergedAnswer(group: readonly ToolExecutionResult[]): ToolExecutionResul
   const content: ContentBlock[] = [{ type: 'text', text: `${group.length} calls in this turn had the id ${JSON.stringify(callId)}; their results follow, in the order of the calls.` }]
   group.forEach((result, index) => {
     const heading = `Call ${index + 1} of ${group.length}${result.isError ? `: ${errorHeading(result)}` : ':'}`
-    content.push({ type: 'text', text: heading }, ...result.content)
+    content.push({ type: 'text', text: heading }, ...resultContent(result, 'given'))
   })
   return { callId, isError: group.every((result) => result.isError), content }
 }
@@ -123,7 +123,8 @@ function readStepUnguarded(
     if (!isRecord(entry)) throw new ProviderInputError(`${what}: additionalContext[${index}] is not a { content } object`)
     return checkContent(entry['content'], `${what}: additionalContext[${index}].content`)
   })
-  return { results: checked, context }
+  // A blank text block of the context is dropped here, once, for every converter (see sendableBlocks).
+  return { results: checked, context: sendableBlocks(context) }
 }
 
 /** How many bytes a base64 text holds (for notes about data a provider cannot take). */
@@ -157,6 +158,44 @@ export function blockAsText(block: ContentBlock): string {
     case 'audio':
       return `[${block.type} (${block.mimeType}), ${base64Bytes(block.data)} bytes, not shown: this provider cannot take it here]`
   }
+}
+
+/** What a result with nothing left to send says: no provider gets an empty answer (Anthropic rejects one). */
+export const NO_OUTPUT = '(no output)'
+
+/** True for a text block whose text is empty or only whitespace: such a block is never sent. */
+function isBlankText(block: ContentBlock): boolean {
+  return block.type === 'text' && block.text.trim() === ''
+}
+
+/**
+ * The blocks worth sending: every text block that is empty or only whitespace dropped (Anthropic answers an empty
+ * text block with a 400, "text content blocks must be non-empty", inside a `tool_result` too), everything else
+ * kept in order. Used for the step's additional context, and by {@link resultContent} for each result.
+ */
+export function sendableBlocks(blocks: readonly ContentBlock[]): ContentBlock[] {
+  return blocks.filter((block) => !isBlankText(block))
+}
+
+/**
+ * Where a converter puts an error result's `Error (CODE): the tool call failed.` line: `'first'` for a provider
+ * with no error flag of its own (OpenAI, Gemini's `response.error` text, the AI SDK's `error-text`), `'when-empty'`
+ * for one that flags the error itself (Anthropic's `is_error`: the line stands in only for an empty error), and
+ * `'given'` when the caller wrote it already (a merged answer's `Call i of N:` heading).
+ */
+export type ErrorHeadingPlace = 'first' | 'when-empty' | 'given'
+
+/**
+ * The one rule every converter (OpenAI Chat and Responses, Anthropic, Gemini, the AI SDK's model output) follows
+ * for what a result says: its blocks without blank text ({@link sendableBlocks}), the error line placed as `heading`
+ * says, and, when nothing at all is left, `(no output)` for a success (or for an error whose line was given) and
+ * the error line for an error. The list is never empty, and no text block in it is empty or whitespace.
+ */
+export function resultContent(result: ToolExecutionResult, heading: ErrorHeadingPlace): ContentBlock[] {
+  const blocks = sendableBlocks(result.content)
+  if (result.isError && heading === 'first') return [{ type: 'text', text: errorHeading(result) }, ...blocks]
+  if (blocks.length > 0) return blocks
+  return [{ type: 'text', text: result.isError && heading === 'when-empty' ? errorHeading(result) : NO_OUTPUT }]
 }
 
 /** The first line an error result gets where the provider has no error flag: `Error (CODE):`. */

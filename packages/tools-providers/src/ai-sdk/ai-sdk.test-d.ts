@@ -1,9 +1,9 @@
-import type { ToolExecutionResult } from '@dsh/tools-core'
+import type { ToolErrorInfo, ToolExecutionResult } from '@dsh/tools-core'
 import type { ToolRegistry } from '@dsh/tools-registry'
 import { generateText, streamText, type ToolSet } from 'ai'
 import type { MockLanguageModelV3 } from 'ai/test'
 import { describe, expectTypeOf, it } from 'vitest'
-import { aiSdkTools, toAiSdkModelOutput, type AiSdkModelOutput, type AiSdkToolSet, type AiSdkToolSource } from './index.js'
+import { aiSdkTools, isAiSdkToolOutput, toAiSdkModelOutput, type AiSdkModelOutput, type AiSdkToolSet, type AiSdkToolSource } from './index.js'
 
 declare const registry: ToolRegistry
 declare const model: MockLanguageModelV3
@@ -25,5 +25,19 @@ describe('aiSdkTools against the ai package', () => {
     expectTypeOf<Output>().toExtend<ToolExecutionResult | AsyncIterable<ToolExecutionResult>>()
     expectTypeOf(toAiSdkModelOutput).returns.toEqualTypeOf<AiSdkModelOutput>()
     expectTypeOf<AiSdkModelOutput>().toExtend<{ type: 'text' | 'json' | 'error-text' | 'error-json' | 'execution-denied' | 'content' }>()
+  })
+
+  it("isAiSdkToolOutput narrows a step's tool result output (unknown to TypeScript) to our result, isError and error.code typed", async () => {
+    const result = await generateText({ model, tools: aiSdkTools(registry), prompt: 'hi' })
+    const output = result.steps[0]!.toolResults[0]!.output
+    expectTypeOf(output).toBeUnknown()
+    if (isAiSdkToolOutput(output)) {
+      expectTypeOf(output).toEqualTypeOf<ToolExecutionResult>()
+      expectTypeOf(output.isError).toEqualTypeOf<boolean>()
+      expectTypeOf(output.error).toEqualTypeOf<ToolErrorInfo | undefined>()
+      expectTypeOf(output.callId).toBeString()
+    }
+    expectTypeOf(isAiSdkToolOutput).parameter(0).toBeUnknown()
+    expectTypeOf(isAiSdkToolOutput).guards.toEqualTypeOf<ToolExecutionResult>()
   })
 })

@@ -1,2 +1,2 @@
 export { aiSdkTools, type AiSdkTool, type AiSdkToolSet, type AiSdkToolSource, type AiSdkToolsOptions } from './tools.js'
-export { toAiSdkModelOutput, type AiSdkModelOutput } from './model-output.js'
+export { isAiSdkToolOutput, toAiSdkModelOutput, type AiSdkModelOutput } from './model-output.js'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ProviderInputError } from '../input-error.js'
 import { errorResult, mixedResult, png, textResult } from '../test-fixtures.js'
-import { aiSdkTools, toAiSdkModelOutput } from './index.js'
+import { aiSdkTools, isAiSdkToolOutput, toAiSdkModelOutput } from './index.js'
 
 describe('toAiSdkModelOutput', () => {
   it('a text result is one text output, its blocks joined by newlines; an empty one says so', () => {
@@ -66,5 +66,32 @@ describe('aiSdkTools: bad input', () => {
     expect(Object.keys(set)).toEqual(['constructor'])
     expect(Object.getPrototypeOf(set)).toBe(null)
     expect(aiSdkTools({ schemas: () => [], execute })['toString']).toBeUndefined()
+  })
+})
+
+describe('isAiSdkToolOutput', () => {
+  it("holds for every result an aiSdkTools tool returns, and for nothing that is not one; it never throws", () => {
+    expect(isAiSdkToolOutput(textResult('c1', 'hi'))).toBe(true)
+    expect(isAiSdkToolOutput(Object.freeze(errorResult('c2')))).toBe(true)
+    expect(isAiSdkToolOutput(mixedResult('c3'))).toBe(true)
+    for (const value of [
+      undefined,
+      null,
+      'text',
+      { type: 'text', value: 'hi' },
+      { callId: 'c', isError: 'no', content: [] },
+      { callId: 1, isError: false, content: [] },
+      { callId: 'c', isError: false },
+      { callId: 'c', isError: false, content: [{ type: 'text' }] },
+      { callId: 'c', isError: true, content: [], error: { name: 'E' } },
+      { callId: 'c', isError: true, content: [], error: 'DENIED' },
+    ]) {
+      expect([value, isAiSdkToolOutput(value)]).toEqual([value, false])
+    }
+    const hostile = { callId: 'c', isError: false, get content(): never { throw new Error('no') } }
+    expect(isAiSdkToolOutput(hostile)).toBe(false)
+    const revoked = Proxy.revocable({}, {})
+    revoked.revoke()
+    expect(isAiSdkToolOutput(revoked.proxy)).toBe(false)
   })
 })

@@ -1,6 +1,7 @@
 import type { ContentBlock, ToolExecutionResult } from '@dsh/tools-core'
 import type { Tool } from 'ai'
-import { blockAsText, errorHeading, readStep, resourceBlob } from '../step-results.js'
+import { isRecord } from '../json-equal.js'
+import { blockAsText, checkContent, readStep, resourceBlob, resultContent } from '../step-results.js'
 
 /**
  * What a tool's `toModelOutput` returns in the AI SDK (its `ToolResultOutput`, which `ai` does not export by name):
@@ -32,7 +33,9 @@ function contentPart(block: ContentBlock): ContentPart {
  * `error-text` (its text starts with `Error (CODE): the tool call failed.`; the SDK's providers send it with their
  * error flag, e.g. Anthropic's `is_error`), a text-only result is `text`, a result with images, audio or binary
  * resources is `content` with `image-data` / `file-data` parts. The result's `additionalContext`, if any, follows
- * its content (the SDK's loop has no place after the step's results; see the reference docs).
+ * its content (the SDK's loop has no place after the step's results; see the reference docs). Blank text blocks are
+ * dropped and a result left with nothing says `(no output)`, the rule of every converter of this package, so no
+ * provider behind the SDK receives an empty text.
  *
  * @param result - a result of `ctx.tools.execute`
  * @throws {@link ProviderInputError} when `result` is not a tool execution result.
@@ -40,13 +43,38 @@ function contentPart(block: ContentBlock): ContentPart {
 export function toAiSdkModelOutput(result: ToolExecutionResult): AiSdkModelOutput {
   const step = readStep([result], undefined, 'toAiSdkModelOutput')
   const checked = step.results[0] as ToolExecutionResult
-  const blocks = [...checked.content, ...step.context]
-  if (checked.isError) {
-    return { type: 'error-text', value: [errorHeading(checked), ...blocks.map(blockAsText)].join('\n') }
-  }
+  const blocks = [...resultContent(checked, 'first'), ...step.context]
+  if (checked.isError) return { type: 'error-text', value: blocks.map(blockAsText).join('\n') }
   const parts = blocks.map(contentPart)
   if (parts.every((part): part is Extract<ContentPart, { type: 'text' }> => part.type === 'text')) {
-    return { type: 'text', value: parts.length === 0 ? '(no output)' : parts.map((part) => part.text).join('\n') }
+    return { type: 'text', value: parts.map((part) => part.text).join('\n') }
   }
   return { type: 'content', value: parts }
+}
+
+/**
+ * True when `value` is a tool execution result: what every tool of an `aiSdkTools` set returns, so an
+ * AI SDK tool result's `output` (typed `unknown` for dynamic tools) narrows to {@link ToolExecutionResult}, with
+ * `isError`, `error.code`, `meta` and `structuredContent` typed:
+ *
+ * ```ts
+ * for (const { output } of step.toolResults) if (isAiSdkToolOutput(output) && output.isError) console.log(output.error?.code)
+ * ```
+ *
+ * It checks the shape (a string `callId`, a boolean `isError`, well-formed content blocks, an `error` of string
+ * `name` and `code` when present) and never throws, whatever `value` is.
+ *
+ * @param value - a tool result's `output`, or anything else
+ */
+export function isAiSdkToolOutput(value: unknown): value is ToolExecutionResult {
+  try {
+    if (!isRecord(value) || typeof value['callId'] !== 'string' || typeof value['isError'] !== 'boolean') return false
+    const error = value['error']
+    if (error !== undefined && !(isRecord(error) && typeof error['name'] === 'string' && typeof error['code'] === 'string')) return false
+    checkContent(value['content'], 'output.content')
+    return true
+  } catch {
+    // A malformed block, a throwing getter or a revoked proxy: not a result.
+    return false
+  }
 }

@@ -3,6 +3,7 @@ import { ProviderInputError } from '../input-error.js'
 import { ProviderSchemaError } from '../schema-error.js'
 import { errorResult, mixedResult, png, readFile, setEnv, textResult } from '../test-fixtures.js'
 import { ProviderToolNameError } from '../tool-name-error.js'
+import { geminiLegacyTools } from '../gemini/index.js'
 import { anthropicTools, toAnthropicMessage } from './index.js'
 
 const bounded = {
@@ -36,7 +37,24 @@ describe('anthropicTools: tool lists', () => {
       ['widened', 'limit', 'minimum'],
       ['widened', 'limit', 'maximum'],
     ])
-    expect(tools.issues[1]?.message).toBe('tool "search" loses minimum at "limit" on anthropic-strict: moved into the description; the tool still enforces it')
+    expect(tools.issues[1]?.message).toBe(
+      'tool "search" loses minimum at "limit" on anthropic-strict: moved into the description; the provider does not enforce it; ' +
+        "only the tool's own argument validation, if it checks it, rejects a value that breaks it",
+    )
+  })
+
+  it('the lint never claims the tool enforces a moved keyword: a raw JSON-Schema tool (no validateArguments) enforces none', () => {
+    // The projection sees the schema alone, not whether the tool validates its arguments, so no message may
+    // promise enforcement; each says the provider no longer holds the model to the keyword.
+    const messages = [
+      ...anthropicTools([bounded], { profile: 'anthropic-strict' }).issues,
+      ...geminiLegacyTools([{ name: 'pick', description: 'Pick.', parameters: { type: 'object', properties: { n: { type: 'integer', enum: [1, 2] }, o: { type: 'object', properties: {} } } } }]).issues,
+    ].map((issue) => issue.message)
+    expect(messages.length).toBeGreaterThanOrEqual(4)
+    for (const message of messages) {
+      expect(message).not.toMatch(/the tool still (enforces|rejects)/)
+      expect(message).toMatch(/only the tool's own argument validation, if it checks (it|them), rejects/)
+    }
   })
 
   it('a schema anthropic-strict cannot express fails unless fallback is asked for', () => {

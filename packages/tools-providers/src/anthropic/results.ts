@@ -1,5 +1,5 @@
 import type { ContentBlock, ToolExecutionResult } from '@dsh/tools-core'
-import { blockAsText, errorHeading, readStep, resourceBlob, type StepResultsOptions } from '../step-results.js'
+import { blockAsText, readStep, resourceBlob, resultContent, type StepResultsOptions } from '../step-results.js'
 import type { AnthropicDocumentBlock, AnthropicImageBlock, AnthropicTextBlock, AnthropicToolResultBlock, AnthropicToolResultMessage } from './types.js'
 
 type Block = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock
@@ -19,8 +19,9 @@ function anthropicBlock(block: ContentBlock): Block {
 /**
  * A step's results as the one Anthropic user message that answers it: a `tool_result` block per result, in the
  * results' order and before anything else (as the API requires), `is_error: true` on error results, text, image
- * and PDF document blocks inside (other blocks as text; an empty result says `(no output)`), then the step's
- * additional context as text, image and document blocks.
+ * and PDF document blocks inside (other blocks as text), then the step's additional context as text, image and
+ * document blocks. No text block is ever empty (the API rejects one with a 400): blank text blocks are dropped, and
+ * a result left with nothing says `(no output)` (an error result: its `Error (CODE): the tool call failed.` line).
  *
  * @param results - the step's results, in the model's order
  * @param options - the additional context, when a step runner handed it back separately
@@ -31,11 +32,10 @@ function anthropicBlock(block: ContentBlock): Block {
 export function toAnthropicMessage(results: readonly ToolExecutionResult[], options?: StepResultsOptions): AnthropicToolResultMessage {
   const step = readStep(results, options, 'toAnthropicMessage')
   const content: AnthropicToolResultMessage['content'] = step.results.map((result): AnthropicToolResultBlock => {
-    const blocks = result.content.map(anthropicBlock)
     return {
       type: 'tool_result',
       tool_use_id: result.callId,
-      content: blocks.length === 0 ? [{ type: 'text', text: result.isError ? errorHeading(result) : '(no output)' }] : blocks,
+      content: resultContent(result, 'when-empty').map(anthropicBlock),
       ...(result.isError ? { is_error: true as const } : {}),
     }
   })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ProviderInputError } from '../input-error.js'
 import { ProviderSchemaError } from '../schema-error.js'
 import { errorResult, mixedResult, png, readFile, textResult } from '../test-fixtures.js'
-import { geminiLegacyTools, geminiTools, toGeminiContent } from './index.js'
+import { geminiLegacyTools, geminiMediaPlacement, geminiTools, toGeminiContent } from './index.js'
 
 const nullable = {
   name: 'pick',
@@ -84,8 +84,11 @@ describe('toGeminiContent: results out', () => {
     makeCallId: () => 'made',
   })
 
-  it('functionResponse parts first and in order, with name and Gemini id; error results under "error"; media in parts; then the context', () => {
-    const content = toGeminiContent([textResult('g1', 'hi'), errorResult('made'), mixedResult('g3')], calls, { additionalContext: [{ content: [{ type: 'text', text: 'ctx' }] }] })
+  it('functionResponse parts first and in order, with name and Gemini id; error results under "error"; media in parts (Gemini 3); then the context', () => {
+    const content = toGeminiContent([textResult('g1', 'hi'), errorResult('made'), mixedResult('g3')], calls, {
+      additionalContext: [{ content: [{ type: 'text', text: 'ctx' }] }],
+      media: 'function-response-parts',
+    })
     expect(content.role).toBe('user')
     expect(content.parts[0]).toEqual({ functionResponse: { id: 'g1', name: 'read_file', response: { output: 'hi' } } })
     expect(content.parts[1]).toEqual({ functionResponse: { name: 'read_file', response: { error: 'Error (UNKNOWN_TOOL): the tool call failed.\nTool "nope" is not available.' } } })
@@ -94,6 +97,35 @@ describe('toGeminiContent: results out', () => {
     expect(mixed.parts[0]).toEqual({ inlineData: { mimeType: 'image/png', data: png } })
     expect(mixed.response.output).toContain('[image/png 1: attached to this response]')
     expect(content.parts[3]).toEqual({ text: 'ctx' })
+    expect(content.parts).toHaveLength(4)
+  })
+
+  it('by default the media go as inlineData parts after every functionResponse (under a line naming the response), before the context', () => {
+    const content = toGeminiContent([mixedResult('g1'), errorResult('made'), textResult('g3', 'hi')], calls, { additionalContext: [{ content: [{ type: 'text', text: 'ctx' }] }] })
+    const first = (content.parts[0] as unknown as { functionResponse: Record<string, unknown> }).functionResponse
+    expect(first['parts']).toBeUndefined()
+    expect(first['response']).toEqual({
+      output: expect.stringContaining('[image/png 1: attached after the function responses]\n[audio/wav 2: attached after the function responses]') as unknown,
+    })
+    expect(content.parts.map((part) => Object.keys(part)[0])).toEqual(['functionResponse', 'functionResponse', 'functionResponse', 'text', 'inlineData', 'inlineData', 'inlineData', 'text'])
+    expect(content.parts[3]).toEqual({ text: 'Attachments of function response 1 (read_file):' })
+    expect(content.parts.slice(4, 7).map((part) => (part as { inlineData: { mimeType: string } }).inlineData.mimeType)).toEqual(['image/png', 'audio/wav', 'application/pdf'])
+    expect(content.parts[7]).toEqual({ text: 'ctx' })
+    expect(toGeminiContent([mixedResult('g1')], calls, { media: 'separate-parts' })).toEqual(toGeminiContent([mixedResult('g1')], calls))
+  })
+
+  it('geminiMediaPlacement: function-response-parts for Gemini 3 and later, separate-parts for earlier models and names it cannot read', () => {
+    for (const model of ['gemini-3-pro-preview', 'gemini-3.1-pro-preview', 'models/gemini-3-flash-preview', 'gemini-3', 'gemini-10-ultra']) {
+      expect([model, geminiMediaPlacement(model)]).toEqual([model, 'function-response-parts'])
+    }
+    for (const model of ['gemini-2.5-flash', 'models/gemini-2.0-flash-001', 'gemini-1.5-pro', 'gemini-flash-latest', 'gemini-30x', 'not-gemini-3', 'learnlm-2.0-flash']) {
+      expect([model, geminiMediaPlacement(model)]).toEqual([model, 'separate-parts'])
+    }
+  })
+
+  it('an unknown media placement is the caller\'s error', () => {
+    expect(() => toGeminiContent([textResult('g1', 'x')], calls, { media: 'inline' as never })).toThrow(ProviderInputError)
+    expect(() => toGeminiContent([textResult('g1', 'x')], calls, 'x' as never)).toThrow(ProviderInputError)
   })
 
   it('a result that answers none of the calls is the caller\'s error', () => {

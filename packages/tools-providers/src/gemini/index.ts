@@ -5,7 +5,7 @@ export {
   type GeminiParseCallsOptions,
   type GeminiTools,
 } from './tools.js'
-export { toGeminiContent } from './results.js'
+export { geminiMediaPlacement, toGeminiContent, type GeminiContentOptions, type GeminiMediaPlacement } from './results.js'
 export { GEMINI_TYPE_NAMES } from './legacy-schema.js'
 export type {
   GeminiCallSource,

@@ -105,14 +105,17 @@ export interface GeminiFunctionResponse {
   name: string
   /** `{ output }` for a result, `{ error }` for an error result (each the result's text). */
   response: { output: string } | { error: string }
-  /** Images, audio and PDFs of the result. */
+  /** Images, audio, video and PDFs of the result, with the `'function-response-parts'` media placement (Gemini 3). */
   parts?: { inlineData: GeminiInlineData }[]
 }
 
 /** One part of the content that answers a step. */
 export type GeminiPart = { functionResponse: GeminiFunctionResponse } | { text: string } | { inlineData: GeminiInlineData }
 
-/** The content that answers a step: every `functionResponse` first, then the additional context. */
+/**
+ * The content that answers a step: every `functionResponse` first, then (with the `'separate-parts'` media
+ * placement) the results' media as `inlineData` parts, then the additional context.
+ */
 export interface GeminiContent {
   /** Discriminant. */
   role: 'user'

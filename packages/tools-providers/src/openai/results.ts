@@ -1,5 +1,5 @@
 import type { ContentBlock, ToolExecutionResult } from '@dsh/tools-core'
-import { blockAsText, errorHeading, readStep, resourceBlob, type StepResultsOptions } from '../step-results.js'
+import { blockAsText, readStep, resourceBlob, resultContent, type StepResultsOptions } from '../step-results.js'
 import type {
   OpenAIChatAudioPart,
   OpenAIChatImagePart,
@@ -30,7 +30,7 @@ function chatMedia(block: ContentBlock): ChatMediaPart | undefined {
 /**
  * A step's results as Chat Completions messages: one `role: 'tool'` message per result, in the results' order
  * (text only: an error result's text starts with `Error (CODE): the tool call failed.`, as tool messages have no
- * error flag), then, when there is any, ONE user message with the images and audio the tool messages cannot carry
+ * error flag; blank text blocks are dropped, and a result left with nothing says `(no output)`), then, when there is any, ONE user message with the images and audio the tool messages cannot carry
  * (each announced in its tool message and labelled with its call id) followed by the step's additional context.
  * Other blocks (resource links, embedded resources, media Chat cannot take) become text.
  *
@@ -45,9 +45,9 @@ export function toOpenAIChatMessages(results: readonly ToolExecutionResult[], op
   const messages: OpenAIChatMessage[] = []
   const attachments: (OpenAIChatTextPart | ChatMediaPart)[] = []
   for (const result of step.results) {
-    const lines = result.isError ? [errorHeading(result)] : []
+    const lines: string[] = []
     const media: ChatMediaPart[] = []
-    for (const block of result.content) {
+    for (const block of resultContent(result, 'first')) {
       const part = chatMedia(block)
       if (part === undefined) lines.push(blockAsText(block))
       else {
@@ -55,7 +55,7 @@ export function toOpenAIChatMessages(results: readonly ToolExecutionResult[], op
         lines.push(`[${part.type === 'image_url' ? 'image' : 'audio'} ${media.length}: attached in the next user message]`)
       }
     }
-    messages.push({ role: 'tool', tool_call_id: result.callId, content: lines.length === 0 ? '(no output)' : lines.join('\n') })
+    messages.push({ role: 'tool', tool_call_id: result.callId, content: lines.join('\n') })
     if (media.length > 0) attachments.push({ type: 'text', text: `Attachments of tool call ${result.callId}:` }, ...media)
   }
   for (const block of step.context) attachments.push(chatMedia(block) ?? { type: 'text', text: blockAsText(block) })
@@ -82,7 +82,8 @@ function responsesPart(block: ContentBlock): ResponsesPart {
 /**
  * A step's results as Responses API input items: one `function_call_output` per result, in the results' order (a
  * string when the result is text only, else `input_text` / `input_image` / `input_file` parts; an error result
- * starts with `Error (CODE): the tool call failed.`), then, when there is any, one user message with the step's
+ * starts with `Error (CODE): the tool call failed.`; blank text blocks are dropped, and a result left with nothing
+ * says `(no output)`), then, when there is any, one user message with the step's
  * additional context.
  *
  * @param results - the step's results, in the model's order
@@ -94,10 +95,9 @@ function responsesPart(block: ContentBlock): ResponsesPart {
 export function toOpenAIResponsesInput(results: readonly ToolExecutionResult[], options?: StepResultsOptions): OpenAIResponsesInputItem[] {
   const step = readStep(results, options, 'toOpenAIResponsesInput')
   const items: OpenAIResponsesInputItem[] = step.results.map((result): OpenAIFunctionCallOutput => {
-    const parts: ResponsesPart[] = result.isError ? [{ type: 'input_text', text: errorHeading(result) }] : []
-    for (const block of result.content) parts.push(responsesPart(block))
+    const parts = resultContent(result, 'first').map(responsesPart)
     const textOnly = parts.every((part): part is OpenAIResponsesTextPart => part.type === 'input_text')
-    const output = textOnly ? (parts.length === 0 ? '(no output)' : parts.map((part) => part.text).join('\n')) : parts
+    const output = textOnly ? parts.map((part) => part.text).join('\n') : parts
     return { type: 'function_call_output', call_id: result.callId, output }
   })
   if (step.context.length > 0) items.push({ type: 'message', role: 'user', content: step.context.map(responsesPart) })

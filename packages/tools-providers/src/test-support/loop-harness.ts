@@ -1,6 +1,6 @@
 import { afterEach, beforeEach } from 'vitest'
 import { loopContext } from './loop-tools.js'
-import { startReplayServer, type ReplayResponse, type ReplayServer } from './replay-server.js'
+import { startReplayServer, type ProviderRule, type ReplayResponse, type ReplayServer } from './replay-server.js'
 
 /** The user's request every SDK-driven loop test starts from. */
 export const loopPrompt = 'Read a.txt and b.txt, then delete a.txt.'
@@ -11,8 +11,8 @@ export interface LoopHarness {
   readonly world: Awaited<ReturnType<typeof loopContext>>
   /** The replay server this test started with {@link LoopHarness.serve}. */
   readonly server: ReplayServer
-  /** Starts the replay server for this test with `script`; it is closed after the test. */
-  serve(script: readonly ReplayResponse[]): Promise<ReplayServer>
+  /** Starts the replay server for this test with `script` (refusing what breaks `rules`); it is closed after the test. */
+  serve(script: readonly ReplayResponse[], rules?: readonly ProviderRule[]): Promise<ReplayServer>
 }
 
 /** Registers the per-test set-up and tear-down of a loop test file (call it once, at the top level). */
@@ -37,8 +37,8 @@ export function useLoopHarness(): LoopHarness {
       if (server === undefined) throw new Error('this test started no replay server (call serve first)')
       return server
     },
-    async serve(script) {
-      server = await startReplayServer(script)
+    async serve(script, rules) {
+      server = await startReplayServer(script, rules)
       return server
     },
   }

@@ -52,11 +52,18 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 }
 
 /**
- * Starts an HTTP server on 127.0.0.1 (an ephemeral port) that answers the requests, in order, with the scripted
- * responses and records every request. A request for another path than the next response's, or after the last
- * one, gets a 400 (which the SDKs do not retry) and is listed in `problems`. Test-only; not part of the build.
+ * A rule of the provider the server plays: the reason the provider would refuse the request (its 400 message), or
+ * `undefined` when it would accept it.
  */
-export async function startReplayServer(script: readonly ReplayResponse[]): Promise<ReplayServer> {
+export type ProviderRule = (request: { readonly path: string; readonly body: unknown }) => string | undefined
+
+/**
+ * Starts an HTTP server on 127.0.0.1 (an ephemeral port) that answers the requests, in order, with the scripted
+ * responses and records every request. A request for another path than the next response's, after the last one,
+ * or one that breaks one of `rules` (as the provider would refuse it) gets a 400 (which the SDKs do not retry) and
+ * is listed in `problems`. Test-only; not part of the build.
+ */
+export async function startReplayServer(script: readonly ReplayResponse[], rules: readonly ProviderRule[] = []): Promise<ReplayServer> {
   const requests: RecordedRequest[] = []
   const problems: string[] = []
   let next = 0
@@ -71,6 +78,12 @@ export async function startReplayServer(script: readonly ReplayResponse[]): Prom
           : `request ${requests.length} went to ${path}, the script expected ${expected.path}`
         problems.push(problem)
         send(response, 400, { error: { type: 'invalid_request_error', message: problem } })
+        return
+      }
+      const refusal = rules.map((rule) => rule({ path, body })).find((reason) => reason !== undefined)
+      if (refusal !== undefined) {
+        problems.push(`request ${requests.length} refused: ${refusal}`)
+        send(response, 400, { error: { type: 'invalid_request_error', code: 400, message: refusal } })
         return
       }
       next++
