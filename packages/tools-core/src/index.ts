@@ -36,6 +36,7 @@ export {
   type JsonSnapshotResult,
   type NonJsonReason,
 } from './json-snapshot.js'
+export { isEmptyPrototype, SNAPSHOT_PROTOTYPE } from './snapshot-prototype.js'
 export { InvalidErrorCodeError } from './invalid-error-code-error.js'
 export { NonJsonValueError } from './non-json-value-error.js'
 export { ToolContentError, type ToolContentErrorOptions } from './tool-content-error.js'

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isJsonValue, MAX_JSON_DEPTH, snapshotJson, toJsonValue, type JsonSnapshotResult } from './json-snapshot.js'
 import { NonJsonValueError } from './non-json-value-error.js'
+import { SNAPSHOT_PROTOTYPE } from './snapshot-prototype.js'
 import type { JsonValue } from './json.js'
 
 function failure(result: JsonSnapshotResult) {
@@ -35,10 +36,10 @@ describe('snapshotJson accepts lossless JSON', () => {
     }
   })
 
-  it('accepts null-prototype objects and returns plain objects', () => {
+  it('accepts null-prototype objects and returns objects of SNAPSHOT_PROTOTYPE', () => {
     const input = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 })
     const result = snapshotJson(input)
-    expect(result.ok && Object.getPrototypeOf(result.value)).toBe(Object.prototype)
+    expect(result.ok && Object.getPrototypeOf(result.value)).toBe(SNAPSHOT_PROTOTYPE)
   })
 
   it('accepts objects and arrays from another realm', () => {
@@ -58,7 +59,7 @@ describe('snapshotJson accepts lossless JSON', () => {
     expect(result.ok).toBe(true)
     if (!result.ok) return
     const copy = result.value as Record<string, unknown>
-    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    expect(Object.getPrototypeOf(copy)).toBe(SNAPSHOT_PROTOTYPE)
     expect(Object.keys(copy)).toEqual(['__proto__', 'ok'])
     expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"ok":1}')
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()

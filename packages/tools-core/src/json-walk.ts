@@ -2,6 +2,7 @@
 import type { JsonSnapshotResult, NonJsonReason } from './json-snapshot.js'
 import type { ReadonlyJsonValue } from './json.js'
 import { describeJsonPath, formatJsonPath, type JsonPathSegment } from './json-path.js'
+import { isEmptyPrototype, SNAPSHOT_PROTOTYPE } from './snapshot-prototype.js'
 
 interface Frame {
   readonly source: Record<string, unknown>
@@ -36,7 +37,7 @@ const DEEP = 64
 const SHARE_AFTER = 10_000
 const arrayIndex = /^(?:0|[1-9]\d*)$/
 const objectPrototypes = new WeakMap<object, boolean>()
-const { getPrototypeOf, getOwnPropertyNames, getOwnPropertySymbols, keys: ownEnumerableKeys, freeze } = Object
+const { getPrototypeOf, getOwnPropertyNames, getOwnPropertySymbols, keys: ownEnumerableKeys, freeze, create } = Object
 const { ownKeys } = Reflect
 const { hasOwn } = Object
 const { isArray } = Array
@@ -222,7 +223,7 @@ export class Walk {
       for (let index = 0; index < length; index++) if (!hasOwn(value, index)) return this.hole(index)
       return undefined
     }
-    if (proto !== ObjectPrototype && proto !== null && !isObjectPrototype(proto as object)) {
+    if (proto !== ObjectPrototype && !isEmptyPrototype(proto) && !isObjectPrototype(proto as object)) {
       const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name
       return this.fail(
         'class-instance',
@@ -288,7 +289,7 @@ export class Walk {
       if (keys === FAILED) return FAILED
       const source = value as Record<string, unknown>
       let size = keys.length
-      const copy: Record<string, unknown> | undefined = this.copying ? {} : undefined
+      const copy: Record<string, unknown> | undefined = this.copying ? (create(SNAPSHOT_PROTOTYPE) as Record<string, unknown>) : undefined
       for (let index = 0; index < keys.length; index++) {
         let child: unknown = source[(key = keys[index] as string)]
         size += key.length
@@ -374,7 +375,7 @@ export class Walk {
     const length = keys === undefined ? (source as unknown[]).length : keys.length
     return {
       source: source as Record<string, unknown>,
-      copy: this.copying ? (keys === undefined ? [] : {}) : undefined,
+      copy: this.copying ? (keys === undefined ? [] : (create(SNAPSHOT_PROTOTYPE) as Record<string, unknown>)) : undefined,
       keys,
       length,
       index: 0,

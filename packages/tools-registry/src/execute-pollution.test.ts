@@ -1,7 +1,8 @@
 // With Object.prototype polluted, the registry sees own properties only, in every object it did not build
 // (issue 14, item 12). Each case pollutes one field and removes it again in `finally`.
 import { describe, expect, it } from 'vitest'
-import { InvalidToolDefinitionError, InvalidToolPolicyError } from './index.js'
+import { z } from 'zod'
+import { defineTool, InvalidToolDefinitionError, InvalidToolPolicyError } from './index.js'
 import { agent, call, createHarness, raw, text, textOf, tool } from './test-kit.js'
 
 /** Runs `run` with `Object.prototype[key]` set to `value` (as an assignment would: enumerable), then removes it. */
@@ -209,5 +210,82 @@ describe('definitions and restrictions: only their own fields count', () => {
       }
     })
     expect(InvalidToolPolicyError.isInstance(error)).toBe(true)
+  })
+})
+
+// Issue 32, class 1: the arguments a body gets, the copy a schema library validates and the result's structured
+// content inherit nothing, so a polluted Object.prototype never fills in a key the model left out.
+describe('no tool body, validator or result sees a value from a prototype', () => {
+  it('a zod tool called with {} is INVALID_ARGS while Object.prototype.command is set; the body never runs', async () => {
+    const { tools } = await createHarness()
+    const seen: unknown[] = []
+    tools.register(
+      defineTool({
+        name: 'run',
+        description: 'Runs a command.',
+        parameters: z.object({ command: z.string(), cwd: z.string().optional() }),
+        execute: (args) => {
+          seen.push(args.command)
+          return 'ran'
+        },
+      }),
+    )
+    const result = await polluted('command', 'rm -rf /', () => tools.execute(call('run', {})))
+    expect(result.error?.code).toBe('INVALID_ARGS')
+    expect(textOf(result)).toContain('command')
+    expect(seen).toEqual([])
+  })
+
+  it('an optional key the model left out reads undefined in a DSL, zod or raw tool body', async () => {
+    const { tools } = await createHarness()
+    const seen: Record<string, unknown> = {}
+    const record = (tool: string) => (args: Record<string, unknown>) => {
+      seen[tool] = { cwd: args['cwd'], hasCwd: 'cwd' in args, nested: (args['options'] as Record<string, unknown>)['cwd'] }
+      return 'ran'
+    }
+    tools.register(
+      defineTool({
+        name: 'dsl',
+        description: 'DSL.',
+        parameters: { command: { type: 'string', required: true }, cwd: { type: 'string' }, options: { type: 'object', additionalProperties: true, required: true } },
+        execute: record('dsl') as never,
+      }),
+    )
+    tools.register(
+      defineTool({
+        name: 'zod',
+        description: 'zod.',
+        parameters: z.object({ command: z.string(), cwd: z.string().optional(), options: z.looseObject({}) }),
+        execute: record('zod') as never,
+      }),
+    )
+    tools.register(tool('raw', { execute: async (args) => [text(String(record('raw')(args as Record<string, unknown>)))] }))
+    await polluted('cwd', '/etc', async () => {
+      for (const name of ['dsl', 'zod', 'raw']) {
+        const result = await tools.execute(call(name, JSON.parse('{"command":"ls","options":{}}')))
+        expect(result.isError).toBe(false)
+      }
+    })
+    const clean = { cwd: undefined, hasCwd: false, nested: undefined }
+    expect(seen).toEqual({ dsl: clean, zod: clean, raw: clean })
+  })
+
+  it('structured content in the result inherits nothing', async () => {
+    const { tools } = await createHarness()
+    tools.register(
+      defineTool({
+        name: 'count',
+        description: 'Counts.',
+        parameters: {},
+        output: { schema: z.object({ count: z.int(), note: z.string().optional() }), render: (_args, value) => `counted ${value.count}` },
+        execute: () => ({ count: 3 }),
+      }),
+    )
+    const result = await tools.execute(call('count'))
+    const structured = result.structuredContent as Record<string, unknown>
+    await polluted('note', 'planted', () => {
+      expect(structured['count']).toBe(3)
+      expect(structured['note']).toBeUndefined()
+    })
   })
 })

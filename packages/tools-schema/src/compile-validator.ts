@@ -1,3 +1,4 @@
+import { SNAPSHOT_PROTOTYPE } from '@dsh/tools-core'
 // The closure backend: a schema node compiled into a tree of closures (no code generation, so it runs where
 // `new Function` is forbidden). It also records every violation for both backends: the generated backend answers
 // the accept-only question itself and hands a rejected value to these closures for its violations.
@@ -269,7 +270,7 @@ function compileObject(node: ObjectNode, reportNotAnObject: NotAnObject = notAnO
   const fast = fastObject(slots, byName, requiredCount, open, slots.every((slot) => slot.leaf !== CALL))
   const full = (value: unknown, sink: Sink): boolean => {
     try {
-      if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && Object.getPrototypeOf(value) !== SNAPSHOT_PROTOTYPE && !isPlainPrototype(Object.getPrototypeOf(value)))) {
         return reportNotAnObject(sink, value)
       }
       const record = value as Record<string, unknown>

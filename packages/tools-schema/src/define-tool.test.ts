@@ -1,4 +1,4 @@
-import { type ToolExecution, type ToolResult } from '@dsh/tools-core'
+import { SNAPSHOT_PROTOTYPE, toJsonValue, type ToolExecution, type ToolResult } from '@dsh/tools-core'
 import { describe, expect, test, vi } from 'vitest'
 import { defineTool, MAX_TIMEOUT_MS, type ToolSpec } from './define-tool.js'
 import { JsonSchemaError } from './json-schema-error.js'
@@ -214,18 +214,30 @@ describe('execute', () => {
     )
   })
 
-  test('the body gets the arguments object itself, the execution, and the spec as this', async () => {
+  test('the body gets a snapshot (the registry\'s own, itself), the execution, and the spec as this', async () => {
+    const received: unknown[] = []
     const spec = {
       ...servers,
       execute(this: unknown, args: unknown, exec: ToolExecution) {
         expect(this).toBe(spec)
-        expect(args).toBe(input)
         expect(exec.callId).toBe('call_1')
+        received.push(args)
         return [{ type: 'text' as const, text: 'ok' }]
       },
     }
+    const tool = defineTool(spec)
+    const snapshot = toJsonValue({ servers: [{ host: 'h', port: 1 }] })
+    expect(await tool.execute(snapshot, execution('connect', snapshot))).toEqual([{ type: 'text', text: 'ok' }])
+    expect(received[0]).toBe(snapshot)
+    // Anything else (a direct call with an ordinary object) is snapshotted first: detached, frozen, inheriting nothing.
     const input = { servers: [{ host: 'h', port: 1 }] }
-    expect(await defineTool(spec).execute(input, execution('connect', input))).toEqual([{ type: 'text', text: 'ok' }])
+    await tool.execute(input, execution('connect', input))
+    expect(received[1]).not.toBe(input)
+    expect(received[1]).toEqual(input)
+    expect(Object.isFrozen(received[1])).toBe(true)
+    expect(Object.getPrototypeOf(received[1])).toBe(SNAPSHOT_PROTOTYPE)
+    input.servers[0]!.host = 'changed'
+    expect(received[1]).toEqual({ servers: [{ host: 'h', port: 1 }] })
   })
 
   test('content form: a string, blocks, { content, meta }', async () => {

@@ -1,3 +1,4 @@
+import { SNAPSHOT_PROTOTYPE } from '@dsh/tools-core'
 // The generated backend: JavaScript functions per schema, built with `new Function`, that answer the accept-only
 // question (`is`, and the first pass of `validate`) with the same rules as the closures (value-rules.ts,
 // constraints.ts). Each schema gets code of its own, so every load in it sees only that schema's shapes and stays
@@ -51,6 +52,7 @@ export const helpers = {
   isInteger: Number.isInteger,
   hop: hasOwnProperty,
   OP: Object.prototype,
+  SP: SNAPSHOT_PROTOTYPE,
   AP: Array.prototype,
   cpl: codePointLength,
   mul: isMultipleOf,
@@ -58,7 +60,7 @@ export const helpers = {
 }
 
 /** The source every generated function set starts with: the helpers, unpacked. */
-export const prelude = `"use strict";const{isJson,isPlainPrototype,isPlainArrayPrototype,getPrototypeOf,isArray,isInteger,hop,OP,AP,cpl,mul,dup}=h;`
+export const prelude = `"use strict";const{isJson,isPlainPrototype,isPlainArrayPrototype,getPrototypeOf,isArray,isInteger,hop,OP,SP,AP,cpl,mul,dup}=h;`
 
 /** A string as a JavaScript string literal: JSON text, with the line separators JSON leaves raw escaped too. */
 export function stringLiteral(text: string): string {
@@ -211,7 +213,7 @@ function numberConstraintTests(constraints: Constraints, x: string): string[] {
  * array whose prototype is plain passes it: the caller then rejects arrays itself.
  */
 export function plainObjectConditionOf(v: string, arrays = true): string {
-  return `typeof ${v}!=="object"||${v}===null||${arrays ? `isArray(${v})||` : ''}(${v}.__proto__!==OP&&!isPlainPrototype(getPrototypeOf(${v})))`
+  return `typeof ${v}!=="object"||${v}===null||${arrays ? `isArray(${v})||` : ''}(${v}.__proto__!==OP&&getPrototypeOf(${v})!==SP&&!isPlainPrototype(getPrototypeOf(${v})))`
 }
 
 /**

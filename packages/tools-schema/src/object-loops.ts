@@ -1,3 +1,4 @@
+import { SNAPSHOT_PROTOTYPE } from '@dsh/tools-core'
 // The closure backend's accept-only object loops (see fastObject).
 import { isPlainPrototype } from './plain-object.js'
 import type { Check } from './validation-sink.js'
@@ -38,7 +39,7 @@ export function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<strin
   if (!open && !scalar)
     return (value) => {
       try {
-        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
+        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && Object.getPrototypeOf(value) !== SNAPSHOT_PROTOTYPE && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
         const record = value as Record<string, unknown>
         let position = 0
         let seen = 0
@@ -64,7 +65,7 @@ export function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<strin
   if (!open)
     return (value) => {
       try {
-        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
+        if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && Object.getPrototypeOf(value) !== SNAPSHOT_PROTOTYPE && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
         const record = value as Record<string, unknown>
         let position = 0
         let seen = 0
@@ -89,7 +90,7 @@ export function fastObject(slots: readonly FastSlot[], byName: ReadonlyMap<strin
     }
   return (value) => {
     try {
-      if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || ((value as Proto).__proto__ !== ObjectPrototype && Object.getPrototypeOf(value) !== SNAPSHOT_PROTOTYPE && !isPlainPrototype(Object.getPrototypeOf(value)))) return false
       const record = value as Record<string, unknown>
       let position = 0
       let seen = 0

@@ -1,3 +1,5 @@
+import { isEmptyPrototype } from '@dsh/tools-core'
+
 const prototypeVerdicts = new WeakMap<object, boolean>()
 
 /**
@@ -23,9 +25,12 @@ function isForeignObjectPrototype(proto: object): boolean {
   return verdict
 }
 
-/** True when `proto` makes an object a plain JSON object: `Object.prototype` (of any realm) or `null`. */
+/**
+ * True when `proto` makes an object a plain JSON object: `Object.prototype` (of any realm), `null`, or a prototype
+ * that inherits nothing (`SNAPSHOT_PROTOTYPE`, what every object of a `snapshotJson` copy has).
+ */
 export function isPlainPrototype(proto: unknown): boolean {
-  return proto === Object.prototype || proto === null || (typeof proto === 'object' && isForeignObjectPrototype(proto))
+  return proto === Object.prototype || isEmptyPrototype(proto) || (typeof proto === 'object' && isForeignObjectPrototype(proto as object))
 }
 
 /** True when `proto` makes an array a plain JSON array: `Array.prototype` of any realm. */

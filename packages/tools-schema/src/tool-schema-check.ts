@@ -1,4 +1,5 @@
-import { deepFreeze, type JsonObject } from '@dsh/tools-core'
+import { deepFreeze, SNAPSHOT_PROTOTYPE, snapshotJson, type JsonObject } from '@dsh/tools-core'
+import { nonJsonMessage } from './value-rules.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import type { SchemaNode } from './schema-node.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
@@ -54,12 +55,33 @@ export interface ToolSchemaCheck {
   check(value: unknown): SchemaCheckResult
 }
 
-/** The check of a DSL schema: its compiled validator; the value passes through unchanged. */
+/**
+ * True for the root of a `snapshotJson` copy (frozen, of `SNAPSHOT_PROTOTYPE`): what the registry hands a tool. A
+ * caller that builds such an object by hand with ordinary objects inside vouches for them.
+ */
+function isSnapshot(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === SNAPSHOT_PROTOTYPE && Object.isFrozen(value)
+}
+
+/**
+ * The check of a DSL schema: its compiled validator. A snapshot (what the registry passes) goes through unchanged;
+ * any other value (a direct `tool.execute(args)`) is snapshotted first, so the body never reads a key through a
+ * polluted `Object.prototype` and never sees a value the caller changes later.
+ */
 export function dslSchemaCheck(node: SchemaNode): ToolSchemaCheck {
   const validator = validatorFor(node)
   return {
     jsonSchema: deepFreeze(nodeToJsonSchema(node)) as JsonObject,
-    check(value) {
+    check(given) {
+      let value = given
+      if (!isSnapshot(given)) {
+        const snapshot = snapshotJson(given)
+        if (!snapshot.ok) {
+          const { path, segments } = snapshot.error
+          return { ok: false, violations: [{ path, segments, keyword: 'json', message: nonJsonMessage(snapshot.error) }], omitted: 0 }
+        }
+        value = snapshot.value
+      }
       if (validator.is(value)) return { ok: true, value }
       const result = validator.validate(value)
       return result.ok ? { ok: true, value } : { ok: false, violations: result.violations, omitted: result.omitted }
