@@ -68,11 +68,20 @@ export class DeadlineEnforcer implements TimedCallHost {
     this.#warn(`an abort listener of a timed tool call threw: ${describeThrown(error)}`)
   }
 
+  /**
+   * Tells `timeout/late-settlement` listeners, each called synchronously as `ctx.emit` would: a throw, or the
+   * rejection of the promise an `async` listener returns, is logged, never left unhandled.
+   */
   reportLate(settlement: LateSettlement): void {
+    const report = (error: unknown): void => {
+      for (const reason of error instanceof AggregateError ? error.errors : [error]) {
+        this.#warn(`a timeout/late-settlement listener failed for ${JSON.stringify(settlement.name)}: ${describeThrown(reason)}`)
+      }
+    }
     try {
-      this.#ctx.emit('timeout/late-settlement', settlement)
+      this.#ctx.parallel('timeout/late-settlement', settlement).then(undefined, report)
     } catch (error) {
-      this.#warn(`a timeout/late-settlement listener threw for ${JSON.stringify(settlement.name)}: ${describeThrown(error)}`)
+      report(error)
     }
   }
 

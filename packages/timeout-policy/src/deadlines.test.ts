@@ -276,7 +276,29 @@ describe('outcomes', () => {
     await vi.advanceTimersByTimeAsync(200)
     expect((await running).error).toEqual(abandoned)
     expect(late).toHaveLength(1)
-    expect(warnings).toEqual(['a timeout/late-settlement listener threw for "mine": Error: logger down'])
+    expect(warnings).toEqual(['a timeout/late-settlement listener failed for "mine": Error: logger down'])
+  })
+
+  it('an async late-settlement listener that rejects is logged, never an unhandled rejection', async () => {
+    const unhandled: unknown[] = []
+    const record = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', record)
+    try {
+      const { ctx, tools, late, warnings } = await createHarness({ policy: { graceMs: 10 } })
+      ctx.on('timeout/late-settlement', async () => {
+        throw new Error('exporter down')
+      })
+      tools.register(timedTool('mine', { timeoutMs: 100, runsFor: 200, honoursSignal: false }))
+      const running = tools.execute(call('mine'))
+      await vi.advanceTimersByTimeAsync(200)
+      expect((await running).error).toEqual(abandoned)
+      expect(late).toHaveLength(1)
+      await vi.advanceTimersByTimeAsync(0)
+      expect(warnings).toEqual(['a timeout/late-settlement listener failed for "mine": Error: exporter down'])
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', record)
+    }
   })
 })
 

@@ -48,7 +48,11 @@ describe('the system-prompt seam', () => {
       assemble: async (_assembly: SystemPromptAssembly) => '',
     }
     expectTypeOf(service).toExtend<SystemPromptService>()
-    expectTypeOf<{ tools: SystemPromptService['tools'] }>().not.toExtend<SystemPromptService>()
     expectTypeOf<SystemPromptService['tools']>().returns.toEqualTypeOf<() => void>()
+  })
+
+  it('tools() alone is a service (the registry needs nothing else); section() alone is not', () => {
+    expectTypeOf<{ tools: SystemPromptService['tools'] }>().toExtend<SystemPromptService>()
+    expectTypeOf<{ section: NonNullable<SystemPromptService['section']> }>().not.toExtend<SystemPromptService>()
   })
 })

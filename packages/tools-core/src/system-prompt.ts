@@ -73,8 +73,9 @@ export type SystemPromptSectionProvider = (
 
 /**
  * The system-prompt seam: the structural shape the registry and tool packages expect of the cordis service
- * `ctx.systemPrompt` (see {@link SYSTEM_PROMPT_SERVICE}). Any assembler that has these two methods works; no
- * system-prompt package is a dependency of dsh tools.
+ * `ctx.systemPrompt` (see {@link SYSTEM_PROMPT_SERVICE}). Any assembler works; no system-prompt package is a
+ * dependency of dsh tools. The registry feeds its tool schemas through `tools()` and needs nothing else; tool
+ * packages contribute guidance through `section()`, which an assembler that shows no guidance may leave out.
  *
  * Both methods register a contribution the assembler calls for each assembly and return its disposer. The
  * disposer may be called more than once and after the service was disposed; it must then do nothing. A
@@ -84,6 +85,9 @@ export type SystemPromptSectionProvider = (
 export interface SystemPromptService {
   /** Registers a tool-schema provider (the registry registers one). Returns the disposer. */
   tools(provider: SystemPromptToolProvider): () => void
-  /** Registers a guidance-section provider (tool packages register theirs). Returns the disposer. */
-  section(provider: SystemPromptSectionProvider): () => void
+  /**
+   * Registers a guidance-section provider (tool packages register theirs). Returns the disposer. Optional: without
+   * it, tool packages' guidance is left out (and a warning says so), and the registry's tool schemas still arrive.
+   */
+  section?(provider: SystemPromptSectionProvider): () => void
 }

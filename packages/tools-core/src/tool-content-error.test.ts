@@ -28,6 +28,25 @@ describe('ToolContentError', () => {
     expect(Object.isFrozen(error.content)).toBe(true)
   })
 
+  it('keeps a deep-frozen copy: changing a block after construction changes nothing the model reads', () => {
+    const block = { type: 'text' as const, text: 'before', annotations: { audience: ['user' as const] } }
+    const error = new ToolContentError('TOOL_FAILED', 'x', { content: [block] })
+    block.text = 'after'
+    block.annotations.audience.push('assistant' as never)
+    expect(error.content).toEqual([{ type: 'text', text: 'before', annotations: { audience: ['user'] } }])
+    expect(Object.isFrozen(error.content[0])).toBe(true)
+    expect(Object.isFrozen((error.content[0] as { annotations: { audience: unknown[] } }).annotations.audience)).toBe(true)
+  })
+
+  it('never throws for content that is not JSON: it keeps it as given, for the registry to report', () => {
+    const cyclic: Record<string, unknown> = {}
+    cyclic.self = cyclic
+    const content = [{ type: 'text', text: 'x', annotations: cyclic }] as never
+    const error = new ToolContentError('TOOL_FAILED', 'x', { content })
+    expect((error.content[0] as { annotations: unknown }).annotations).toBe(cyclic)
+    expect(Object.isFrozen(error.content)).toBe(true)
+  })
+
   it('has empty content and no cause when none is given (the registry then shows the message)', () => {
     const error = new ToolContentError('TOOL_FAILED', 'just text')
     expect(error.content).toEqual([])

@@ -1,6 +1,7 @@
 import type { ContentBlock } from './content.js'
 import { DshError, errorBrand } from './dsh-error.js'
 import type { DshErrorCode } from './tool-error-codes.js'
+import { snapshotJson } from './json-snapshot.js'
 
 const toolContentErrorBrand: symbol = errorBrand('ToolContentError')
 
@@ -42,7 +43,13 @@ export class ToolContentError extends DshError {
   }
 
   override readonly name: string = 'ToolContentError'
-  /** What the model reads; empty means the message, as one text block. A frozen copy of what was given. */
+  /**
+   * What the model reads; empty means the message, as one text block. A detached, deep-frozen copy of what was given
+   * (a `snapshotJson` copy), so changing a block after the throw changes nothing the model reads. Content that is not
+   * lossless JSON (a cycle, a function, past `MAX_JSON_SIZE`) cannot be copied that way: it is kept as given, in a
+   * frozen array, and the registry answers the call `INVALID_RESULT` with a text that names this error and where its
+   * content is not JSON.
+   */
   readonly content: readonly ContentBlock[]
 
   /**
@@ -53,7 +60,13 @@ export class ToolContentError extends DshError {
   constructor(code: DshErrorCode, message: string, options?: ToolContentErrorOptions) {
     super(code, message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined)
     const content: unknown = options?.content
-    // Anything but an array is kept as given: the registry reports it (INVALID_RESULT) rather than hiding it.
-    this.content = content === undefined ? Object.freeze([]) : Array.isArray(content) ? Object.freeze([...(content as ContentBlock[])]) : (content as readonly ContentBlock[])
+    // Anything but an array is kept as given: the registry reports it (INVALID_RESULT) rather than hiding it. The
+    // constructor never throws: a failure to copy must not hide the failure being reported.
+    if (content === undefined) this.content = Object.freeze([])
+    else if (!Array.isArray(content)) this.content = content as readonly ContentBlock[]
+    else {
+      const snapshot = snapshotJson(content)
+      this.content = snapshot.ok ? (snapshot.value as unknown as readonly ContentBlock[]) : Object.freeze([...(content as ContentBlock[])])
+    }
   }
 }

@@ -16,6 +16,7 @@ import type { McpSession } from './session-types.js'
 import { StdioTransport } from './stdio-transport.js'
 import { ToolNameBindings } from './tool-name-bindings.js'
 import { quarantinedTool } from './quarantined-tool.js'
+import { notify } from './notify.js'
 
 const packageVersion = '0.1.0'
 const maxDescription = 4_000
@@ -82,7 +83,7 @@ export class ServerConnection {
     this.#listen = new ListenChannel({
       config,
       relist: () => this.#scheduleRefresh(),
-      onEvent: (event) => this.#ctx.emit('mcp/listen', event),
+      onEvent: (event) => notify(this.#ctx, 'mcp/listen', event),
       onStatus: () => this.#emit(),
     })
   }
@@ -133,11 +134,7 @@ export class ServerConnection {
 
   #emit(): void {
     if (this.#stop.signal.aborted) return // the fiber is going away: nobody to tell
-    try {
-      this.#ctx.emit('mcp/status', this.status())
-    } catch {
-      // An observer that throws changes nothing here.
-    }
+    notify(this.#ctx, 'mcp/status', this.status())
   }
 
   /** Starts connecting in the background; failures go through the restart policy. */
@@ -419,9 +416,7 @@ export class ServerConnection {
 
   /** Emits a progress event of a call. */
   emitProgress(event: McpProgressEvent): void {
-    try {
-      this.#ctx.emit('mcp/progress', event)
-    } catch {}
+    notify(this.#ctx, 'mcp/progress', event)
   }
 
   /** Ends everything: timers, the session, the whole process group; unregisters the tools. */

@@ -67,23 +67,48 @@ describe('a body that throws ToolContentError', () => {
     expect(textOf(result)).toContain('This is a fault in the tool')
   })
 
-  it('content that is not lossless JSON fails exactly as it would in a success', async () => {
+  it('content that is not lossless JSON is INVALID_RESULT naming the thrown error, the reason and the place', async () => {
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
-    const hostile = [
-      [{ type: 'text', text: 'x', annotations: cyclic }],
-      [{ type: 'text', text: 'x', annotations: { when: new Date(0) } }],
-      [{ type: 'text', text: 'x', annotations: { big: 1n } }],
+    // A DAG that would expand past MAX_JSON_SIZE (2^40 leaves), found in linear time.
+    let huge: Record<string, unknown> = { leaf: 'x' }
+    for (let level = 0; level < 40; level += 1) huge = { a: huge, b: huge }
+    const hostile: [unknown[], string][] = [
+      [[{ type: 'text', text: 'x', annotations: cyclic }], 'a cycle (the value contains itself) is not JSON (at "content[0].annotations.self")'],
+      [[{ type: 'text', text: 'x', annotations: { when: new Date(0) } }], 'a Date is not JSON (only plain objects and arrays are) (at "content[0].annotations.when")'],
+      [[{ type: 'text', text: 'x', annotations: { big: 1n } }], 'the BigInt 1n is not a JSON number (at "content[0].annotations.big")'],
+      [[{ type: 'text', text: 'x', annotations: huge }], 'the size limit, MAX_JSON_SIZE'],
     ]
-    for (const content of hostile) {
+    for (const [content, reason] of hostile) {
       const { tools } = await createHarness()
-      tools.register(tool('fails', { execute: async () => Promise.reject(new ToolContentError('TOOL_FAILED', 'x', { content: content as never })) }))
-      tools.register(tool('succeeds', { execute: async () => content as never }))
-      const failed = await tools.execute(call('fails'))
-      const succeeded = await tools.execute(call('succeeds'))
+      tools.register(
+        tool('browse', { execute: async () => Promise.reject(new BrowserError(BROWSER.NAVIGATION_FAILED, 'navigation failed', { content: content as never })) }),
+      )
+      const failed = await tools.execute(call('browse'))
       expect(failed.error).toEqual({ name: 'InvalidToolResultError', code: 'INVALID_RESULT' })
-      expect({ ...failed, callId: 'same' }).toEqual({ ...succeeded, callId: 'same' })
+      const text = textOf(failed)
+      expect(text).toContain('(BrowserError BROWSER_NAVIGATION_FAILED: navigation failed), and the content it failed with is not lossless JSON')
+      expect(text).toContain(reason)
     }
+  })
+
+  it('the content is a deep copy taken at the throw: changing a block afterwards changes nothing the model reads', async () => {
+    const { tools } = await createHarness()
+    const block = { type: 'text' as const, text: 'The page did not load' }
+    let thrown: ToolContentError | undefined
+    tools.register(
+      tool('browse', {
+        execute: async () => {
+          thrown = new ToolContentError('TOOL_FAILED', 'failed', { content: [block] })
+          block.text = 'changed after the throw'
+          throw thrown
+        },
+      }),
+    )
+    const result = await tools.execute(call('browse'))
+    expect(textOf(result)).toBe('The page did not load')
+    expect(thrown?.content).toEqual([{ type: 'text', text: 'The page did not load' }])
+    expect(isDeepFrozen(thrown?.content)).toBe(true)
   })
 
   it('a tools/post-execute listener sees the error with its content, and may replace it', async () => {

@@ -244,6 +244,37 @@ describe('executeStep', () => {
     expect(harness.warnings.filter((warning) => warning.includes('observer threw'))).toHaveLength(4)
   })
 
+  it('async observers that reject: no unhandled rejection, each rejection logged, the step not held up', async () => {
+    const unhandled: unknown[] = []
+    const record = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', record)
+    try {
+      const harness = await createHarness()
+      harness.tools.register(tool('echo'))
+      let release: () => void = () => {}
+      const held = new Promise<void>((resolve) => (release = resolve))
+      const step = await harness.tools.executeStep([call('echo'), call('echo')], {
+        onBatch: async () => {
+          throw new Error('bad async onBatch')
+        },
+        onResult: async () => {
+          await held
+          throw new Error('bad async onResult')
+        },
+      })
+      // The step ended although every onResult promise is still pending.
+      expect(codes(step.results)).toEqual(['ok', 'ok'])
+      release()
+      for (let round = 0; round < 3; round += 1) await new Promise((resolve) => setImmediate(resolve))
+      const rejected = harness.warnings.filter((warning) => warning.includes('observer rejected; the step went on'))
+      expect(rejected).toHaveLength(4) // two serial batches, two results
+      expect(rejected.filter((warning) => warning.includes('bad async onResult'))).toHaveLength(2)
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', record)
+    }
+  })
+
   it('throws InvalidStepOptionsError (INVALID_CONFIG) synchronously for bad options, before anything runs', async () => {
     const { tools } = await createHarness()
     const echo = tool('echo')

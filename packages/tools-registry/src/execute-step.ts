@@ -1,6 +1,6 @@
 // executeStep: one model step's calls through the pipeline, batched by execution mode, answered in model order.
 import type { Agent, ToolExecutionInput, ToolExecutionResult, ToolExecutionToken } from '@dsh/tools-core'
-import { describeThrown, quote } from './describe-value.js'
+import { describeThrown, isThenable, quote } from './describe-value.js'
 import type { ExecutionPipeline } from './pipeline.js'
 import { aborted, HARNESS_FAULT, materialize, toolFailed } from './results.js'
 import { listenForAbort, signalAborted, signalReason } from '@dsh/tools-core'
@@ -177,11 +177,19 @@ class Step {
     return entry.kind === 'answered' ? entry.result.callId : ''
   }
 
-  private observe(which: string, call: () => void): void {
+  /**
+   * Calls an observer. A throw is logged; so is the rejection of a promise it returns (an `async` observer), which
+   * the step does not wait for: it is observed, never left unhandled.
+   */
+  private observe(which: string, call: () => unknown): void {
+    const warn = this.host.warn
     try {
-      call()
+      const returned = call()
+      if (isThenable(returned)) {
+        Promise.resolve(returned).then(undefined, (error: unknown) => warn(`an async executeStep ${which} observer rejected; the step went on`, error))
+      }
     } catch (error) {
-      this.host.warn(`an executeStep ${which} observer threw; the step went on`, error)
+      warn(`an executeStep ${which} observer threw; the step went on`, error)
     }
   }
 }

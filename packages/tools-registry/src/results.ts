@@ -134,11 +134,14 @@ function contentFailure(
   content: unknown,
   whatFailed: string,
 ): ToolExecutionResult {
-  const problem = contentProblem(content, 'content')
-  if (problem !== undefined) {
-    return invalidResult(callId, `${whatFailed} (${error.name} ${error.code}: ${error.text}), and the content it failed with is invalid (${problem}). ${TOOL_FAULT}`)
-  }
-  const blocks = content as ContentBlock[]
+  const failed = `${whatFailed} (${error.name} ${error.code}: ${error.text}), and the content it failed with`
+  // Copied here, not when the result is materialized: a content that is not JSON (a cycle, past the size limit) is
+  // then reported with the failure it came with, not as a result that cannot be delivered.
+  const snapshot = snapshotField(content)
+  if (!snapshot.ok) return invalidResult(callId, `${failed} is not lossless JSON (${relocate(snapshot.error, 'content')}). ${TOOL_FAULT}`)
+  const problem = contentProblem(snapshot.value, 'content')
+  if (problem !== undefined) return invalidResult(callId, `${failed} is invalid (${problem}). ${TOOL_FAULT}`)
+  const blocks = snapshot.value as unknown as ContentBlock[]
   return failure(callId, error.name, error.code, error.text, blocks.length === 0 ? undefined : [...blocks])
 }
 

@@ -56,9 +56,15 @@ export interface ExecuteStepOptions {
    * they finish first).
    */
   readonly failFast?: boolean | undefined
-  /** Called synchronously when the step reaches a batch, before any of its calls starts (or is cancelled). */
+  /**
+   * Called synchronously when the step reaches a batch, before any of its calls starts (or is cancelled). A throw is
+   * logged and the step goes on; a returned promise is not waited for, and its rejection is logged the same way.
+   */
   readonly onBatch?: ((batch: StepBatch) => void) | undefined
-  /** Called synchronously with each result in model order, as soon as it and every earlier result are in. */
+  /**
+   * Called synchronously with each result in model order, as soon as it and every earlier result are in. A throw is
+   * logged and the step goes on; a returned promise is not waited for, and its rejection is logged the same way.
+   */
   readonly onResult?: ((result: ToolExecutionResult, index: number) => void) | undefined
 }
 

@@ -166,14 +166,38 @@ describe('the registry feeds its tool schemas into ctx.systemPrompt when one is 
     expect(warnings).toEqual([])
   })
 
-  it('warns about a systemPrompt service without tools() and section(), and keeps working', async () => {
+  it('warns about a systemPrompt service without tools(), and keeps working', async () => {
     const { ctx, tools, warnings } = await createHarness()
     await provideSystemPrompt(ctx, { assemble: () => '' })
-    expect(warnings).toEqual([
-      'ctx.systemPrompt has no tools() and section() methods (an object); not contributing the tool schemas of ctx.tools to it',
-    ])
+    expect(warnings).toEqual(['ctx.systemPrompt has no tools() method (an object); not contributing the tool schemas of ctx.tools to it'])
     tools.register(tool('read'))
     expect(names(tools.schemas())).toEqual(['read'])
+  })
+
+  it('regression: a service with tools() and no section() (the seam as the specification writes it) gets the tool schemas', async () => {
+    const { ctx, tools, warnings } = await createHarness()
+    const providers: SystemPromptToolProvider[] = []
+    const service = {
+      tools(provider: SystemPromptToolProvider) {
+        providers.push(provider)
+        return () => undefined
+      },
+    } satisfies SystemPromptService
+    await provideSystemPrompt(ctx, service)
+    tools.register(tool('read'))
+    expect(providers).toHaveLength(1)
+    expect(names((await providers[0]!({})).schemas)).toEqual(['read'])
+    expect(warnings).toEqual([])
+  })
+
+  it('a guidance contribution to a service without section() is reported for that contribution only', async () => {
+    const { ctx, warnings } = await createHarness()
+    const fed: string[] = []
+    await provideSystemPrompt(ctx, { tools: () => (fed.push('tools'), () => undefined) })
+    contributeToSystemPrompt(ctx, 'the files guidance', (service) => service.section(() => ({ id: 'files', title: 'Files', text: 'Read first.' })))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(fed).toEqual(['tools'])
+    expect(warnings).toEqual(['ctx.systemPrompt has no section() method (an object); not contributing the files guidance to it'])
   })
 
   it('a service whose tools() throws is logged; the registry stays usable and disposes cleanly', async () => {

@@ -17,15 +17,37 @@ import { projectSchemas } from './tool-scope.js'
 /** What {@link contributeToSystemPrompt} is told when the `systemPrompt` service cannot take a contribution. */
 export type SystemPromptWarning = (message: string) => void
 
-/** True when `value` has the two methods of the seam; reading them may throw (a hostile proxy): then it has not. */
-function isSystemPromptService(value: unknown): value is SystemPromptService {
-  try {
-    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false
-    const service = value as Partial<Record<keyof SystemPromptService, unknown>>
-    return typeof service.tools === 'function' && typeof service.section === 'function'
-  } catch {
-    return false
+type SeamMethod = keyof SystemPromptService
+
+/** Thrown by a {@link SystemPromptSeam} method the service does not have; reported, never thrown into cordis. */
+class MissingSeamMethod extends Error {
+  constructor(readonly method: SeamMethod) {
+    super(`ctx.${SYSTEM_PROMPT_SERVICE} has no ${method}() method`)
   }
+}
+
+/** The service's method `method`, or `undefined` when it has none (reading it may throw: a hostile proxy). */
+function seamMethod(service: object, method: SeamMethod): ((provider: unknown) => unknown) | undefined {
+  try {
+    const found: unknown = (service as Record<string, unknown>)[method]
+    return typeof found === 'function' ? (found as (provider: unknown) => unknown) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * What a contribution is handed: both methods of the seam, each calling the service's own. A service needs only the
+ * method a contribution uses (the registry's tool schemas need `tools()`; guidance needs `section()`): calling one the
+ * service lacks is reported as such, for that contribution only.
+ */
+function seamOf(service: object): Required<SystemPromptService> {
+  const call = (method: SeamMethod, provider: unknown): (() => void) => {
+    const found = seamMethod(service, method)
+    if (found === undefined) throw new MissingSeamMethod(method)
+    return found.call(service, provider) as () => void
+  }
+  return { tools: (provider) => call('tools', provider), section: (provider) => call('section', provider) }
 }
 
 /**
@@ -36,8 +58,8 @@ function isSystemPromptService(value: unknown): value is SystemPromptService {
  * the service goes away or is replaced, when `ctx`'s fiber is disposed, or when the returned function is called.
  * Without a service nothing happens, and nothing fails.
  *
- * A service that lacks `tools()` or `section()`, a `contribute` that throws and a disposer that throws are reported
- * to `warn` (default: `ctx.logger('tools').warn`), never thrown into cordis. Throws `InvalidToolPolicyError`
+ * A service needs only the method `contribute` calls: one without it (the registry's feed calls `tools()`, a guidance
+ * section `section()`), a `contribute` that throws and a disposer that throws are reported to `warn` (default: `ctx.logger('tools').warn`), never thrown into cordis. Throws `InvalidToolPolicyError`
  * (`INVALID_CONFIG`) at once when `label` is not a non-empty string or `contribute` (or `warn`) is not a function.
  *
  * @example
@@ -55,7 +77,7 @@ function isSystemPromptService(value: unknown): value is SystemPromptService {
 export function contributeToSystemPrompt(
   ctx: Context,
   label: string,
-  contribute: (service: SystemPromptService) => () => void,
+  contribute: (service: Required<SystemPromptService>) => () => void,
   warn?: SystemPromptWarning,
 ): () => void {
   if (typeof label !== 'string' || label === '') {
@@ -80,16 +102,18 @@ export function contributeToSystemPrompt(
     })
   const apply = (inner: Context): void => {
     const service: unknown = inner.get(SYSTEM_PROMPT_SERVICE)
-    if (!isSystemPromptService(service)) {
-      report(`ctx.${SYSTEM_PROMPT_SERVICE} has no tools() and section() methods (${describeValue(service)}); not contributing ${label} to it`)
+    if ((typeof service !== 'object' && typeof service !== 'function') || service === null) {
+      report(`ctx.${SYSTEM_PROMPT_SERVICE} is ${describeValue(service)}, not a service with tools() or section(); not contributing ${label} to it`)
       return
     }
     inner.effect(() => {
       let dispose: unknown
       try {
-        dispose = contribute(service)
+        dispose = contribute(seamOf(service))
       } catch (error) {
-        report(`contributing ${label} to ctx.${SYSTEM_PROMPT_SERVICE} threw: ${describeThrown(error)}`)
+        if (error instanceof MissingSeamMethod) {
+          report(`ctx.${SYSTEM_PROMPT_SERVICE} has no ${error.method}() method (${describeValue(service)}); not contributing ${label} to it`)
+        } else report(`contributing ${label} to ctx.${SYSTEM_PROMPT_SERVICE} threw: ${describeThrown(error)}`)
         return () => undefined
       }
       if (typeof dispose !== 'function') {

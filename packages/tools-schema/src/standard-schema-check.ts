@@ -1,9 +1,17 @@
-import { formatJsonPath, snapshotJson, type JsonPathSegment, type ReadonlyJsonValue } from '@dsh/tools-core'
+import { formatJsonPath, SNAPSHOT_PROTOTYPE, snapshotJson, type JsonPathSegment, type ReadonlyJsonValue } from '@dsh/tools-core'
 import { describeValue, errorText } from './describe-value.js'
 import { schemaProblem, type SchemaProblem } from './schema-problem.js'
 import type { StandardJsonSchemaOptions } from './standard-schema.js'
 import { readConvertedJsonSchema, type ConvertedJsonSchema } from './standard-schema-json.js'
-import { converterOptionsFor, issueMessage, missingJsonSchemaAdvice } from './standard-schema-vendors.js'
+import {
+  converterOptionsFor,
+  isZodAsyncError,
+  issueMessage,
+  missingJsonSchemaAdvice,
+  zodAsyncFunction,
+  zodResult,
+  zodSafeParse,
+} from './standard-schema-vendors.js'
 import { nonJsonMessage } from './value-rules.js'
 import { DEFAULT_MAX_VIOLATIONS } from './validator.js'
 import type { SchemaCheckResult, ToolSchemaCheck } from './tool-schema-check.js'
@@ -16,6 +24,10 @@ interface StandardProps {
   readonly output: (options: StandardJsonSchemaOptions) => unknown
   readonly holder: unknown
   readonly converters: unknown
+  /** The library's synchronous parse that throws what a refinement threw (zod's `safeParse`), when there is one. */
+  readonly parse: ((value: unknown) => unknown) | undefined
+  /** Set once validation has answered with a promise: the schema is asynchronous, and is not run again. */
+  async: boolean
 }
 
 const unsendable = 'transforms, custom types and refinements with no JSON Schema form cannot be sent to a model'
@@ -60,6 +72,8 @@ function readProps(value: unknown, segments: readonly JsonPathSegment[], problem
       output: output as StandardProps['output'],
       holder: props,
       converters: jsonSchema,
+      parse: zodSafeParse(name, value),
+      async: false,
     }
   } catch (error) {
     return report(`reading its "~standard" properties threw: ${errorText(error)}`)
@@ -90,6 +104,10 @@ export function readStandardSchema(
 ): ToolSchemaCheck | undefined {
   const props = readProps(value, segments, problems)
   if (props === undefined) return undefined
+  if (props.vendor === 'zod' && zodAsyncFunction(value)) {
+    problems.push(schemaProblem(segments, `the zod schema has an async refinement or check: ${asyncAdvice}`))
+    return undefined
+  }
   const input = convert(props, 'input')
   const output = convert(props, 'output')
   const found = [input.problem, output.problem].filter((problem) => problem !== undefined)
@@ -104,6 +122,9 @@ export function readStandardSchema(
   return { jsonSchema: sent, check: (checked) => checkStandard(props, checked) }
 }
 
+const asyncAdvice =
+  'a tool schema must validate synchronously (the registry checks arguments before any policy runs, and presenters are synchronous); make it synchronous, or check in the tool body'
+
 function failure(violations: Violation[], omitted = 0): SchemaCheckResult {
   return { ok: false, violations, omitted }
 }
@@ -114,12 +135,14 @@ function rootViolation(keyword: Violation['keyword'], message: string): Violatio
 
 /**
  * A fresh, mutable copy of a lossless JSON snapshot: `~standard.validate` may write into what it is given (arktype
- * applies defaults and morphs in place), which must neither throw on the frozen snapshot nor reach the caller.
+ * applies defaults and morphs in place), which must neither throw on the frozen snapshot nor reach the caller. Its
+ * objects inherit nothing (`SNAPSHOT_PROTOTYPE`): zod, valibot and arktype read a missing key as an ordinary
+ * property read, which on an `Object.prototype` object would find a polluted prototype's value.
  */
 function mutableCopy(value: ReadonlyJsonValue): unknown {
   if (typeof value !== 'object' || value === null) return value
   if (Array.isArray(value)) return Array.from(value as readonly ReadonlyJsonValue[], mutableCopy)
-  const copy: Record<string, unknown> = {}
+  const copy = Object.create(SNAPSHOT_PROTOTYPE) as Record<string, unknown>
   for (const key of Object.keys(value)) {
     const entry = mutableCopy((value as Record<string, ReadonlyJsonValue>)[key] as ReadonlyJsonValue)
     if (key === '__proto__') Object.defineProperty(copy, key, { value: entry, enumerable: true, writable: true, configurable: true })
@@ -139,19 +162,24 @@ function checkStandard(props: StandardProps, value: unknown): SchemaCheckResult 
     const { path, segments } = snapshot.error
     return failure([{ path, segments, keyword: 'json', message: nonJsonMessage(snapshot.error) }])
   }
+  if (props.async) return asyncFailure(props)
   let result: unknown
   try {
-    result = props.validate.call(props.holder, mutableCopy(snapshot.value))
+    result = props.parse === undefined ? props.validate.call(props.holder, mutableCopy(snapshot.value)) : zodResult(props.parse(mutableCopy(snapshot.value)))
   } catch (error) {
+    if (isZodAsyncError(error)) {
+      props.async = true
+      return asyncFailure(props)
+    }
     return failure([rootViolation('schema', `the ${props.vendor} schema threw while validating: ${errorText(error)}`)])
   }
   try {
     const then = (result as { then?: unknown } | null)?.then
     if (typeof then === 'function') {
-      // Refused, but never left as an unhandled rejection.
+      // Refused, but never left as an unhandled rejection; and never run again.
       ;(then as (onFulfilled: () => void, onRejected: () => void) => unknown).call(result, noop, noop)
-      const message = `the ${props.vendor} schema validates asynchronously (an async refinement or transform), which a tool schema cannot: make it synchronous`
-      return failure([rootViolation('schema', message)])
+      props.async = true
+      return asyncFailure(props)
     }
     const issues = (result as { issues?: unknown }).issues
     if (issues === undefined) {
@@ -167,6 +195,11 @@ function checkStandard(props: StandardProps, value: unknown): SchemaCheckResult 
 }
 
 function noop(): void {}
+
+function asyncFailure(props: StandardProps): SchemaCheckResult {
+  const message = `the ${props.vendor} schema validates asynchronously (an async refinement, check or transform): ${asyncAdvice}`
+  return failure([rootViolation('schema', message)])
+}
 
 function issueViolations(vendor: string, issues: unknown, value: ReadonlyJsonValue): SchemaCheckResult {
   if (!Array.isArray(issues) || issues.length === 0) {

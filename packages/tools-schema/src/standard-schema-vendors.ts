@@ -76,3 +76,81 @@ export function issueMessage(vendor: string, message: string, path: string, name
   if (suffix !== undefined) text = text.replace(suffix, '')
   return text === '' ? message : text
 }
+
+const { toString: objectToString, hasOwnProperty } = Object.prototype
+const ASYNC_TAGS = new Set(['[object AsyncFunction]', '[object AsyncGeneratorFunction]'])
+/** How many zod nodes {@link zodAsyncFunction} visits at most: far more than any tool's parameters. */
+const ZOD_WALK_LIMIT = 5000
+
+function isAsyncFunction(value: unknown): boolean {
+  return typeof value === 'function' && ASYNC_TAGS.has(objectToString.call(value))
+}
+
+/** An own property's value (an own getter is called, as zod itself calls the lazy `shape` of an object's def). */
+function own(node: object, key: string): unknown {
+  return hasOwnProperty.call(node, key) ? (node as Record<string, unknown>)[key] : undefined
+}
+
+/**
+ * Whether a zod 4 schema holds an `async` function as a refinement or check (`.refine(async …)`,
+ * `.check(async …)`): zod runs those only in `parseAsync` and, when asked synchronously (as a tool schema is), drops
+ * the promise the function returned, so a rejection would be unhandled. Walks the schema's definition (`_zod.def`,
+ * its checks, shapes, elements, options and inner types), not the values it validates; a refinement that is a plain
+ * function returning a promise (or `.superRefine(async …)`, which zod wraps) cannot be told apart here. Never throws.
+ */
+export function zodAsyncFunction(schema: unknown): boolean {
+  const seen = new Set<unknown>()
+  const pending: unknown[] = [schema]
+  try {
+    while (pending.length > 0 && seen.size < ZOD_WALK_LIMIT) {
+      const node = pending.pop()
+      if ((typeof node !== 'object' && typeof node !== 'function') || node === null || seen.has(node)) continue
+      seen.add(node)
+      const internals = own(node, '_zod')
+      if (typeof internals === 'object' && internals !== null) {
+        if (isAsyncFunction(own(internals, 'check'))) return true
+        pending.push(own(internals, 'def'))
+        continue
+      }
+      if (typeof node === 'function') continue
+      for (const key of Object.keys(node)) {
+        const value = own(node, key)
+        if (isAsyncFunction(value)) return true
+        if (typeof value === 'object' && value !== null) pending.push(value)
+      }
+    }
+  } catch {
+    // A definition that cannot be walked is left to validation, which refuses a promise when it meets one.
+  }
+  return false
+}
+
+/**
+ * zod's own synchronous parse of `schema` (its `safeParse` method), when it has one: unlike `~standard.validate`,
+ * which answers any throw of the synchronous parse by starting an asynchronous one, it throws what a refinement
+ * threw, and `$ZodAsyncError` only for a schema that is really asynchronous.
+ */
+export function zodSafeParse(vendor: string, schema: unknown): ((value: unknown) => unknown) | undefined {
+  if (vendor !== 'zod' || (typeof schema !== 'object' && typeof schema !== 'function') || schema === null) return undefined
+  try {
+    const safeParse: unknown = (schema as { safeParse?: unknown }).safeParse
+    return typeof safeParse === 'function' ? (value) => (safeParse as (value: unknown) => unknown).call(schema, value) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** True for the error zod throws when a synchronous parse meets a promise. */
+export function isZodAsyncError(error: unknown): boolean {
+  try {
+    return typeof error === 'object' && error !== null && (error as { constructor?: { name?: unknown } }).constructor?.name === '$ZodAsyncError'
+  } catch {
+    return false
+  }
+}
+
+/** A zod `safeParse` answer (`{ success, data }` or `{ success: false, error: { issues } }`) as a Standard Schema result. */
+export function zodResult(result: unknown): unknown {
+  const { success, data, error } = result as { success?: unknown; data?: unknown; error?: { issues?: unknown } }
+  return success === true ? { value: data } : { issues: error?.issues }
+}

@@ -120,16 +120,21 @@ describe('a zod schema as parameters', () => {
     expect(error.violations).toEqual([{ path: 'to', segments: ['to'], keyword: 'schema', message: 'must be an address, got the string "bob"' }])
   })
 
-  test('an asynchronous validation is refused with a violation that says so, never an unhandled rejection', async () => {
-    const tool = defineTool({
+  test('an async refinement is a definition error that says so; nothing is ever run', () => {
+    let runs = 0
+    const problems = definitionProblems({
       name: 'slow',
       description: 'Checks slowly.',
-      parameters: z.object({ id: z.string().refine(async () => true) }),
+      parameters: z.object({
+        id: z.string().refine(async () => {
+          runs += 1
+          throw new Error('rejected')
+        }),
+      }),
       execute: () => 'ok',
     })
-    const check = tool.validateArguments({ id: 'a' })
-    expect(check.ok).toBe(false)
-    expect(check.ok ? '' : check.message).toMatch(/validates asynchronously/)
+    expect(problems).toEqual([expect.stringMatching(/^parameters: the zod schema has an async refinement or check: a tool schema must validate synchronously/)])
+    expect(runs).toBe(0)
   })
 })
 
