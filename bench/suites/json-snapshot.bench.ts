@@ -1,4 +1,4 @@
-import { deepFreeze, snapshotJson } from '@dsh/tools-core'
+import { deepFreeze, SNAPSHOT_PROTOTYPE, snapshotJson } from '@dsh/tools-core'
 import { defineSuite, type BenchGroup } from '../harness.js'
 import { argumentsOfSize, jsonSize, toolArguments } from '../fixtures.js'
 
@@ -17,6 +17,48 @@ function copyAndFreeze(value: unknown): unknown {
   const copy: Record<string, unknown> = {}
   for (const key in value) copy[key] = copyAndFreeze((value as Record<string, unknown>)[key])
   return Object.freeze(copy)
+}
+
+/** {@link copyAndFreeze} whose objects are made by `make`: what the choice of a copy's prototype costs alone. */
+function copyWith(make: () => Record<string, unknown>): (value: unknown) => unknown {
+  const copy = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value
+    if (Array.isArray(value)) return Object.freeze(value.map(copy))
+    const object = make()
+    for (const key in value) object[key] = copy((value as Record<string, unknown>)[key])
+    return Object.freeze(object)
+  }
+  return copy
+}
+
+/**
+ * Issue 32: a snapshot's objects must inherit nothing. Three ways to build a copy, each timed building the copy and
+ * then reading every top-level key and one key the value lacks (what a tool body does): `{}` (inherits
+ * Object.prototype: a polluted key shows through), `Object.create(null)` (V8 keeps it in dictionary mode) and
+ * `Object.create(SNAPSHOT_PROTOTYPE)` (the shared frozen prototype snapshotJson uses).
+ */
+function prototypeGroup(): BenchGroup {
+  const input = toolArguments()
+  const keys = Object.keys(input)
+  const use = (copy: unknown): number => {
+    const record = copy as Record<string, unknown>
+    let found = 0
+    for (const key of keys) if (record[key] !== undefined) found += 1
+    return record['absentKey'] === undefined ? found : -1
+  }
+  const plain = copyWith(() => ({}))
+  const nullPrototype = copyWith(() => Object.create(null) as Record<string, unknown>)
+  const shared = copyWith(() => Object.create(SNAPSHOT_PROTOTYPE) as Record<string, unknown>)
+  return {
+    title: 'the copy\'s prototype: build + read, tool arguments',
+    baseline: 'copy with {} (inherits Object.prototype)',
+    cases: {
+      'copy with {} (inherits Object.prototype)': () => use(plain(input)),
+      'copy with Object.create(null)': () => use(nullPrototype(input)),
+      'copy with Object.create(SNAPSHOT_PROTOTYPE)': () => use(shared(input)),
+      'snapshotJson (checked, frozen, SNAPSHOT_PROTOTYPE)': () => use((snapshotJson(input) as { value: unknown }).value),
+    },
+  }
 }
 
 /** Every array and every object inside `value`. */
@@ -80,5 +122,6 @@ export default defineSuite({
     ),
     group('100 KB object', argumentsOfSize(100 * 1024)),
     group('1 MB object', argumentsOfSize(1024 * 1024)),
+    prototypeGroup(),
   ],
 })

@@ -123,10 +123,10 @@ export function thrownResult(callId: string, thrown: unknown, how: ThrownText): 
 }
 
 /**
- * The result of a thrown {@link ToolContentError}: its `{ name, code }` with its own content, checked like a
- * success's content (a malformed list is the tool's fault, `INVALID_RESULT`, whose text still names the failure);
- * lossless JSON and the size limits are checked when the result is materialized, as for every result. Empty content
- * is the message as one text block.
+ * The result of a thrown {@link ToolContentError}: its `{ name, code }` with its own content, snapshotted and checked
+ * like a success's content. Content that is not lossless JSON (a cycle, past the size limit) or malformed is the
+ * tool's fault, `INVALID_RESULT`, whose text still names the failure it carried. Empty content is the message as one
+ * text block.
  */
 function contentFailure(
   callId: string,

@@ -36,6 +36,7 @@ import {
   type ToolSchemaCheck,
 } from './tool-schema-check.js'
 import type { Violation } from './violation.js'
+import { observedThenable } from './thenable.js'
 
 /** The names a model may call: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (what the major providers accept). */
 export const TOOL_NAME_PATTERN: RegExp = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
@@ -199,6 +200,9 @@ function rootViolation(message: string): Violation {
 }
 
 /** Content blocks from a body or `render` return, or why it is not content. Never throws. */
+/** Why a `render` or `presentationMeta` that returned a promise is refused. */
+const synchronousOnly = 'returned a promise; it must answer synchronously (do asynchronous work in execute, and derive from its value)'
+
 function contentOf(value: unknown, forms = ' or a string'): ContentBlock[] | Violation {
   if (typeof value === 'string') return [{ type: 'text', text: value }]
   const list = readOwnArray(value)
@@ -490,6 +494,7 @@ function buildTool(
     if (parts.presentationMeta === undefined) return {}
     const meta = parts.presentationMeta.call(parts.holder, args, value)
     if (meta === undefined) return {}
+    if (observedThenable(meta)) throw invalidOutput([{ path: '', segments: [], keyword: 'type', message: `presentationMeta: ${synchronousOnly}` }])
     const snapshot = snapshotJson(meta)
     if (!snapshot.ok) {
       const { path, segments } = snapshot.error
@@ -535,7 +540,9 @@ function buildTool(
         return 'meta' in result ? result : result.content
       }
       const { args: checked, value } = await runValue(args, exec)
-      const content = contentOf(output.render.call(output.holder, checked, value))
+      const rendered: unknown = output.render.call(output.holder, checked, value)
+      if (observedThenable(rendered)) throw invalidOutput([{ path: '', segments: [], keyword: 'type', message: `render: ${synchronousOnly}` }])
+      const content = contentOf(rendered)
       if (!Array.isArray(content)) throw invalidOutput([{ ...content, message: `render: ${content.message}` }])
       return { content, ...presentationOf(output, checked, value), structuredContent: value }
     },

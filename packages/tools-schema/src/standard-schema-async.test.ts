@@ -107,3 +107,36 @@ describe('a refinement that throws is reported as the throw, not as asynchronous
     expect(runs).toBe(2)
   })
 })
+
+describe('render, presentationMeta and converters that return a promise: refused, the promise observed', () => {
+  test('an async render or presentationMeta fails the call as the tool\'s fault (ToolOutputError), never an unhandled rejection', async () => {
+    for (const [field, spec] of [
+      ['render', { schema: { type: 'object', additionalProperties: true }, render: async () => Promise.reject(new Error('render broke')) }],
+      [
+        'presentationMeta',
+        { schema: { type: 'object', additionalProperties: true }, render: () => 'ok', presentationMeta: async () => Promise.reject(new Error('meta broke')) },
+      ],
+    ] as const) {
+      const tool = defineTool({ name: 'out', description: 'Outputs.', parameters: {}, output: spec as never, execute: () => ({}) })
+      await expect(tool.execute({}, undefined as never)).rejects.toThrow(`${field}: returned a promise; it must answer synchronously`)
+    }
+    await settle()
+    expect(unhandled).toEqual([])
+  })
+
+  test('a Standard JSON Schema converter that returns a rejecting promise is a definition error, the promise observed', async () => {
+    const schema = {
+      '~standard': {
+        version: 1,
+        vendor: 'acme',
+        validate: (value: unknown) => ({ value }),
+        jsonSchema: { input: () => Promise.reject(new Error('later')), output: () => ({ type: 'object' }) },
+      },
+    }
+    expect(definitionProblems({ ...base, name: 'acme', parameters: schema })).toEqual([
+      "parameters: acme's input JSON Schema converter returned a promise; it must answer synchronously",
+    ])
+    await settle()
+    expect(unhandled).toEqual([])
+  })
+})

@@ -12,6 +12,7 @@ import {
   zodResult,
   zodSafeParse,
 } from './standard-schema-vendors.js'
+import { observedThenable } from './thenable.js'
 import { nonJsonMessage } from './value-rules.js'
 import { DEFAULT_MAX_VIOLATIONS } from './validator.js'
 import type { SchemaCheckResult, ToolSchemaCheck } from './tool-schema-check.js'
@@ -87,6 +88,7 @@ function convert(props: StandardProps, side: 'input' | 'output'): ConvertedJsonS
   } catch (error) {
     return { problem: `${props.vendor} cannot convert its ${side} to JSON Schema (${errorText(error)}); ${unsendable}` }
   }
+  if (observedThenable(converted)) return { problem: `${props.vendor}'s ${side} JSON Schema converter returned a promise; it must answer synchronously` }
   return readConvertedJsonSchema(converted, side, props.vendor)
 }
 
@@ -174,10 +176,8 @@ function checkStandard(props: StandardProps, value: unknown): SchemaCheckResult 
     return failure([rootViolation('schema', `the ${props.vendor} schema threw while validating: ${errorText(error)}`)])
   }
   try {
-    const then = (result as { then?: unknown } | null)?.then
-    if (typeof then === 'function') {
+    if (observedThenable(result)) {
       // Refused, but never left as an unhandled rejection; and never run again.
-      ;(then as (onFulfilled: () => void, onRejected: () => void) => unknown).call(result, noop, noop)
       props.async = true
       return asyncFailure(props)
     }
@@ -193,8 +193,6 @@ function checkStandard(props: StandardProps, value: unknown): SchemaCheckResult 
     return failure([rootViolation('schema', `reading the ${props.vendor} validation result threw: ${errorText(error)}`)])
   }
 }
-
-function noop(): void {}
 
 function asyncFailure(props: StandardProps): SchemaCheckResult {
   const message = `the ${props.vendor} schema validates asynchronously (an async refinement, check or transform): ${asyncAdvice}`
