@@ -117,7 +117,7 @@ describe('render, presentationMeta and converters that return a promise: refused
         { schema: { type: 'object', additionalProperties: true }, render: () => 'ok', presentationMeta: async () => Promise.reject(new Error('meta broke')) },
       ],
     ] as const) {
-      const tool = defineTool({ name: 'out', description: 'Outputs.', parameters: {}, output: spec as never, execute: () => ({}) })
+      const tool = defineTool({ name: 'out', description: 'Outputs.', parameters: {}, output: spec as never, execute: () => ({}) } as never)
       await expect(tool.execute({}, undefined as never)).rejects.toThrow(`${field}: returned a promise; it must answer synchronously`)
     }
     await settle()
