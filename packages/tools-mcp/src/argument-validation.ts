@@ -750,7 +750,8 @@ function compiledFor(schema: JsonObject): Compiled {
 function validatorOf(compiled: Compiled): Validator<unknown> | null {
   if (compiled.validator !== undefined) return compiled.validator
   try {
-    compiled.validator = compileValueSchema(compiled.converted.spec as unknown as ValueSchemaSpec) as Validator<unknown>
+    // Code is generated only once a server tool proves hot (1,000 calls), never on its first call.
+    compiled.validator = compileValueSchema(compiled.converted.spec as unknown as ValueSchemaSpec, { generate: 'when-hot' }) as Validator<unknown>
   } catch (error) {
     compiled.validator = null
     compiled.error = error instanceof Error ? error.message : String(error)

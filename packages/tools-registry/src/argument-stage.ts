@@ -24,15 +24,12 @@ export function invalidArgs(callId: string, text: string): ToolExecutionResult {
 export function checkArguments(exec: PipelineExecution, record: ToolRecord, warn: Warn): ToolExecutionResult | undefined {
   const validate = record.validateArguments
   if (validate === undefined) return undefined
-  const tool = quote(exec.name)
-  const broken = (what: string): ToolExecutionResult =>
-    toolFailed(exec.callId, `The call to ${tool} was not run: the tool's argument check failed (${what}). ${TOOL_FAULT}`)
   let check: unknown
   try {
     check = validate.call(record.definition, exec.arguments)
   } catch (error) {
-    warn(`the argument check (validateArguments) of tool ${tool} threw`, error)
-    return broken(`it threw ${describeThrown(error)}`)
+    warn(`the argument check (validateArguments) of tool ${quote(exec.name)} threw`, error)
+    return brokenCheck(exec, `it threw ${describeThrown(error)}`)
   }
   let ok: unknown
   let message: unknown
@@ -42,10 +39,24 @@ export function checkArguments(exec: PipelineExecution, record: ToolRecord, warn
       message = readOwn(check, 'message')
     }
   } catch (error) {
-    warn(`reading the argument check of tool ${tool} threw`, error)
-    return broken(`its answer cannot be read: ${describeThrown(error)}`)
+    warn(`reading the argument check of tool ${quote(exec.name)} threw`, error)
+    return brokenCheck(exec, `its answer cannot be read: ${describeThrown(error)}`)
   }
   if (ok === true) return undefined
+  return refusal(exec, check, ok, message, warn)
+}
+
+/** `TOOL_FAILED`: the argument check itself failed (`what`), so the call does not run. */
+function brokenCheck(exec: PipelineExecution, what: string): ToolExecutionResult {
+  return toolFailed(exec.callId, `The call to ${quote(exec.name)} was not run: the tool's argument check failed (${what}). ${TOOL_FAULT}`)
+}
+
+/**
+ * What an argument check that did not say yes means: `INVALID_ARGS`, or `TOOL_FAILED` for a broken check. Off the
+ * path of a valid call, which quotes no name and builds no message.
+ */
+function refusal(exec: PipelineExecution, check: unknown, ok: unknown, message: unknown, warn: Warn): ToolExecutionResult {
+  const tool = quote(exec.name)
   if (ok === false) {
     const text =
       typeof message === 'string' && message.trim() !== ''
@@ -58,5 +69,5 @@ export function checkArguments(exec: PipelineExecution, record: ToolRecord, warn
     Promise.resolve(check).then(undefined, (error: unknown) => warn(`the async argument check of tool ${tool} rejected`, error))
   }
   warn(`the argument check (validateArguments) of tool ${tool} returned ${describeValue(check)}, not { ok: true } or { ok: false, message }`)
-  return broken(`it returned ${describeValue(check)}, not { ok: true } or { ok: false, message }`)
+  return brokenCheck(exec, `it returned ${describeValue(check)}, not { ok: true } or { ok: false, message }`)
 }

@@ -1,6 +1,7 @@
 // A defineTool tool whose parameters are a zod 4 schema (Standard JSON Schema), through a real registry: its JSON
 // Schema is what the model sees, a bad call is INVALID_ARGS (our paths) before any policy through the definition's
 // validateArguments hook, and the body gets frozen arguments.
+import { toJsonValue } from '@dsh/tools-core'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from './index.js'
@@ -54,5 +55,48 @@ describe('a zod tool in the registry', () => {
     expect(textOf(result)).toBe('1 servers, 3 retries')
     expect(seen).toEqual([{ servers: [{ host: 'a', port: 22 }], retries: 3 }])
     expect(isDeepFrozen(seen[0])).toBe(true)
+  })
+})
+
+describe('arguments are validated once per call', () => {
+  /** A zod schema whose `~standard.validate` counts its calls. */
+  function counted(): { schema: z.ZodObject<{ path: z.ZodString }>; validations: () => number } {
+    const schema = z.object({ path: z.string() })
+    let count = 0
+    const props = schema['~standard']
+    const validate = props.validate
+    Object.defineProperty(schema, 'safeParse', { value: undefined })
+    Object.defineProperty(props, 'validate', {
+      value: (value: unknown) => {
+        count += 1
+        return validate.call(props, value)
+      },
+    })
+    return { schema, validations: () => count }
+  }
+
+  it('the registry hook validates, and execute takes that parse: one validation per call', async () => {
+    const { tools } = await createHarness()
+    const { schema, validations } = counted()
+    const seen: unknown[] = []
+    tools.register(defineTool({ name: 'read', description: 'Reads.', parameters: schema, execute: (args) => (seen.push(args.path), 'ok') }))
+    for (const path of ['a', 'b', 'c']) expect((await tools.execute(call('read', { path }))).isError).toBe(false)
+    expect(seen).toEqual(['a', 'b', 'c'])
+    expect(validations()).toBe(3)
+  })
+
+  it('a kept parse serves only the snapshot it was made for, once', async () => {
+    const { schema, validations } = counted()
+    const seen: unknown[] = []
+    const read = defineTool({ name: 'read', description: 'Reads.', parameters: schema, execute: (args) => (seen.push(args.path), 'ok') })
+    const a = toJsonValue({ path: 'a' })
+    const b = toJsonValue({ path: 'b' })
+    expect(read.validateArguments(a)).toEqual({ ok: true })
+    await read.execute(b, undefined as never)
+    await read.execute(a, undefined as never)
+    await read.execute(a, undefined as never)
+    expect(seen).toEqual(['b', 'a', 'a'])
+    // a validated, b validated by execute, a's kept parse used once, then a validated again.
+    expect(validations()).toBe(3)
   })
 })

@@ -28,6 +28,7 @@ import { ToolDefinitionError } from './tool-definition-error.js'
 import { ToolOutputError } from './tool-output-error.js'
 import {
   dslSchemaCheck,
+  isSnapshot,
   type ToolArgsOf,
   type ToolOutputReturnOf,
   type ToolOutputSchemaSpec,
@@ -415,6 +416,15 @@ function buildTool(
   const concurrencySafe = fields.get('concurrencySafe')
   const title = fields.get('title')
 
+  /**
+   * The last snapshot `validateArguments` accepted, and what it parsed to: the registry validates a call's arguments
+   * with the hook and then hands the same frozen snapshot to `execute`, which takes the parse from here instead of
+   * validating again (once per call). Taken by the first `execute` that matches, so it holds no call's arguments
+   * after the call ran.
+   */
+  let accepted: unknown
+  let acceptedArgs: unknown
+
   /** The arguments the body gets (a Standard Schema's output), or the error that says why there are none. */
   function parseArgs(args: unknown): { readonly args: unknown; readonly error?: undefined } | { readonly error: ToolArgsError } {
     const result = parameters.check(args)
@@ -422,6 +432,12 @@ function buildTool(
   }
 
   function checkArgs(args: unknown): unknown {
+    if (args === accepted && accepted !== undefined) {
+      accepted = undefined
+      const parsed = acceptedArgs
+      acceptedArgs = undefined
+      return parsed
+    }
     const parsed = parseArgs(args)
     if (parsed.error !== undefined) throw parsed.error
     return parsed.args
@@ -445,7 +461,13 @@ function buildTool(
       // A value the validator cannot even read (a revoked proxy): not arguments that match.
       return { ok: false, message: `Invalid arguments for tool "${name}": they cannot be read (${errorText(thrown)}).` }
     }
-    return parsed.error === undefined ? VALID : { ok: false, message: parsed.error.message }
+    if (parsed.error !== undefined) return { ok: false, message: parsed.error.message }
+    // A frozen snapshot cannot change before `execute` gets it: its parse is kept for that call.
+    if (isSnapshot(args)) {
+      accepted = args
+      acceptedArgs = parsed.args
+    }
+    return VALID
   }
 
   /**

@@ -87,12 +87,14 @@ export type {
 export { ToolOutputError, type ToolOutputErrorDetails } from './tool-output-error.js'
 export {
   setDefaultValidatorBackend,
+  type GenerateWhen,
   type ValidatorBackend,
   type ValidatorBackendChoice,
 } from './validator-backend.js'
 export { MAX_GENERATED_NODES } from './generate-validator.js'
 export {
   DEFAULT_MAX_VIOLATIONS,
+  GENERATE_AFTER_CALLS,
   type ValidateOptions,
   type ValidationResult,
   type Validator,

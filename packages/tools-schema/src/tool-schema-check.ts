@@ -1,4 +1,4 @@
-import { deepFreeze, SNAPSHOT_PROTOTYPE, snapshotJson, type JsonObject } from '@dsh/tools-core'
+import { SNAPSHOT_PROTOTYPE, snapshotJson, type JsonObject } from '@dsh/tools-core'
 import { nonJsonMessage } from './value-rules.js'
 import type { InferArgs, InferValue } from './infer-args.js'
 import type { SchemaNode } from './schema-node.js'
@@ -56,10 +56,24 @@ export interface ToolSchemaCheck {
 }
 
 /**
+ * Freezes a JSON value this package has just built (plain objects and arrays of its own, no cycles, no accessors), in
+ * place: what tools-core's `deepFreeze` does for any object, without its descriptor reads and visited set, which
+ * cost a definition several times more.
+ */
+function freezeBuilt(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    if (Array.isArray(value)) for (const item of value) freezeBuilt(item)
+    else for (const key of Object.keys(value)) freezeBuilt((value as Record<string, unknown>)[key])
+    Object.freeze(value)
+  }
+  return value
+}
+
+/**
  * True for the root of a `snapshotJson` copy (frozen, of `SNAPSHOT_PROTOTYPE`): what the registry hands a tool. A
  * caller that builds such an object by hand with ordinary objects inside vouches for them.
  */
-function isSnapshot(value: unknown): boolean {
+export function isSnapshot(value: unknown): boolean {
   return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === SNAPSHOT_PROTOTYPE && Object.isFrozen(value)
 }
 
@@ -69,9 +83,10 @@ function isSnapshot(value: unknown): boolean {
  * polluted `Object.prototype` and never sees a value the caller changes later.
  */
 export function dslSchemaCheck(node: SchemaNode): ToolSchemaCheck {
-  const validator = validatorFor(node)
+  // Code is generated once the tool proves hot, never at definition: defining a tool costs no code generation.
+  const validator = validatorFor(node, undefined, 'when-hot')
   return {
-    jsonSchema: deepFreeze(nodeToJsonSchema(node)) as JsonObject,
+    jsonSchema: freezeBuilt(nodeToJsonSchema(node)) as JsonObject,
     check(given) {
       let value = given
       if (!isSnapshot(given)) {

@@ -5,7 +5,7 @@ import { defineTool } from './define-tool.js'
 import { MAX_GENERATED_NODES, stringLiteral } from './generate-validator.js'
 import type { ParameterSchemaSpec, ValueSchemaSpec } from './schema-spec.js'
 import { setDefaultValidatorBackend } from './validator-backend.js'
-import type { Validator } from './validator.js'
+import { GENERATE_AFTER_CALLS, type Validator } from './validator.js'
 
 const expectedDefault = backendUnderTest
 
@@ -263,5 +263,48 @@ describe('hostile specs reach the generated source only as escaped literals', ()
     agreeOn({ type: 'number', minimum: -1e21, exclusiveMaximum: 5e-324, multipleOf: 0.5 }, [-1e20, 0, -0.5], [5e-324, -1e22, 0.25])
     agreeOn({ type: 'number', enum: [0, -1.5, 1e21] }, [0, -1.5, 1e21], [-0, 1])
     agreeOn({ type: 'integer', const: 0 }, [0], [-0, 1])
+  })
+})
+
+describe('generating code when hot (issue 34: no code generation on the definition path)', () => {
+  const spec = { path: { type: 'string', required: true }, limit: { type: 'integer', minimum: 1 } } as const
+
+  test('{ generate: "when-hot" }: closures answer the first GENERATE_AFTER_CALLS - 1 calls, the code is generated at the last', () => {
+    const validator = compileParameters(spec, { generate: 'when-hot', cache: false })
+    expect(validator.backend).toBe('closures')
+    const verdicts = new Set<boolean>()
+    for (let call = 1; call < GENERATE_AFTER_CALLS; call += 1) verdicts.add(validator.is(call % 2 === 0 ? { path: 'a' } : { path: 'a', limit: 0 }))
+    expect(verdicts).toEqual(new Set([true, false]))
+    expect(validator.backend).toBe('closures')
+    expect(validator.is({ path: 'b', limit: 2 })).toBe(true)
+    expect(validator.backend).toBe(backendUnderTest)
+    // The same verdicts and violations after the switch.
+    expect(validator.is({ path: 'a', limit: 0 })).toBe(false)
+    expect(validator.firstViolation({ path: 'a', limit: 0 })?.path).toBe('limit')
+    expect(validator.validate({ path: 'a', limit: 0 })).toMatchObject({ ok: false, violations: [{ path: 'limit', keyword: 'minimum' }] })
+  })
+
+  test('compiling the same spec without the option generates at once, for the validator already made', () => {
+    const shared = { path: { type: 'string', required: true } } as const
+    const lazy = compileParameters(shared, { generate: 'when-hot' })
+    expect(lazy.backend).toBe('closures')
+    const eager = compileParameters(shared)
+    expect(eager).toBe(lazy)
+    expect(eager.backend).toBe(backendUnderTest)
+  })
+
+  test('defineTool generates no code at definition; a tool called GENERATE_AFTER_CALLS times runs generated code', async () => {
+    const seen: unknown[] = []
+    const tool = defineTool({ name: 'read', description: 'Reads.', parameters: { path: { type: 'string', required: true } }, execute: (args) => (seen.push(args.path), 'ok') })
+    const generating = vi.spyOn(globalThis, 'Function')
+    try {
+      for (let call = 1; call < GENERATE_AFTER_CALLS; call += 1) expect(tool.validateArguments({ path: String(call) })).toEqual({ ok: true })
+      expect(generating).not.toHaveBeenCalled()
+      expect(tool.validateArguments({ path: 'last' })).toEqual({ ok: true })
+      expect(generating).toHaveBeenCalledTimes(backendUnderTest === 'generated' ? 1 : 0)
+    } finally {
+      generating.mockRestore()
+    }
+    expect(tool.validateArguments({ path: 3 })).toMatchObject({ ok: false, message: expect.stringContaining('path') })
   })
 })

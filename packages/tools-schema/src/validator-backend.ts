@@ -20,6 +20,14 @@ export type ValidatorBackendChoice = 'auto' | 'closures'
 let defaultChoice: ValidatorBackendChoice = 'auto'
 
 /**
+ * When the `'auto'` backend generates a schema's code: `'now'`, as the validator is compiled (the compile functions'
+ * default: a compiled validator is the fastest from its first call), or `'when-hot'`, after
+ * `GENERATE_AFTER_CALLS` (1,000) calls of `is`, answering with closures until then (what `defineTool` does: a
+ * definition costs no code generation, and a tool that is called rarely never pays for it).
+ */
+export type GenerateWhen = 'now' | 'when-hot'
+
+/**
  * Sets the backend of validators compiled from now on where no `backend` option is given (`compileParameters`,
  * `compileValueSchema`, `validateArgs`, `defineTool`, the structured-output subset). Returns the previous setting.
  * Validators compiled earlier keep theirs.
@@ -46,13 +54,14 @@ const caches: Record<ValidatorBackendChoice, WeakMap<SchemaNode, Validator<unkno
  * The validator of a checked node, built once per node and backend choice. A parameter map's node (the implicit
  * top-level object) reports a value that is not an object as the arguments' shape.
  */
-export function validatorFor(node: SchemaNode, choice: ValidatorBackendChoice = defaultChoice): Validator<unknown> {
+export function validatorFor(node: SchemaNode, choice: ValidatorBackendChoice = defaultChoice, when: GenerateWhen = 'now'): Validator<unknown> {
   const cache = caches[choice]
   let validator = cache.get(node)
   if (validator === undefined) {
     const check = node.kind === 'object' && node.implicit ? compileArguments(node) : compileNode(node)
-    validator = createValidator(check, choice === 'auto' ? generateValidator(node, check, closureFirstViolation(check)) : undefined)
+    const generate = choice === 'auto' ? () => generateValidator(node, check, closureFirstViolation(check)) : undefined
+    validator = createValidator(check, generate, when === 'when-hot')
     cache.set(node, validator)
-  }
+  } else if (when === 'now') (validator as { generateNow?: () => void }).generateNow?.()
   return validator
 }

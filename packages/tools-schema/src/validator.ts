@@ -71,30 +71,72 @@ export function closureFirstViolation(check: Check): FirstViolation {
   }
 }
 
+/**
+ * How many `is` calls a validator created to generate its code when hot ({@link createValidator}'s `hot`) answers
+ * with closures before it generates: about where generating (a few hundred microseconds) has paid for itself.
+ */
+export const GENERATE_AFTER_CALLS = 1000
+
 class CompiledValidator<T> implements Validator<T> {
-  readonly backend: ValidatorBackend
+  backend: ValidatorBackend
   /**
    * Own properties rather than methods: with generated code they are the schema's generated functions themselves,
    * so a call goes straight into the schema's own code (a method shared by every validator sees every schema's
    * functions and values).
    */
-  readonly is: (value: unknown) => value is T
-  readonly firstViolation: (value: unknown) => Violation | undefined
+  is: (value: unknown) => value is T
+  firstViolation: (value: unknown) => Violation | undefined
+  /** The code generation still to do, for a validator that generates when hot. */
+  #generate: (() => GeneratedValidator | undefined) | undefined
 
   constructor(
     private readonly check: Check,
-    generated: GeneratedValidator | undefined,
+    generate: (() => GeneratedValidator | undefined) | undefined,
+    hot: boolean,
   ) {
-    this.backend = generated === undefined ? 'closures' : 'generated'
-    this.firstViolation = generated?.firstViolation ?? closureFirstViolation(check)
-    this.is = (generated?.accept ??
-      ((value: unknown) => {
+    this.backend = 'closures'
+    this.firstViolation = closureFirstViolation(check)
+    const closures = ((value: unknown) => {
+      try {
+        return check(value, null)
+      } catch {
+        return false
+      }
+    }) as (value: unknown) => value is T
+    this.is = closures
+    this.#generate = generate
+    if (generate === undefined) return
+    if (!hot) {
+      this.generateNow()
+      return
+    }
+    let remaining = GENERATE_AFTER_CALLS
+    this.is = ((value: unknown) => {
+      if (--remaining === 0) this.generateNow()
+      return closures(value)
+    }) as (value: unknown) => value is T
+  }
+
+  /** Generates the schema's code now, if it is still to do; from then on `is` and `firstViolation` are the generated ones. */
+  generateNow(): void {
+    const generate = this.#generate
+    if (generate === undefined) return
+    this.#generate = undefined
+    const generated = generate()
+    if (generated === undefined) {
+      // No code for this schema (too large, or the host forbids code generation): the closures stay, uncounted.
+      this.is = ((value: unknown) => {
         try {
-          return check(value, null)
+          return this.check(value, null)
         } catch {
           return false
         }
-      })) as (value: unknown) => value is T
+      }) as (value: unknown) => value is T
+      return
+    }
+    this.backend = 'generated'
+    this.firstViolation = generated.firstViolation
+    this.is = generated.accept as (value: unknown) => value is T
   }
 
   validate(value: unknown, options?: ValidateOptions): ValidationResult<T> {
@@ -111,10 +153,11 @@ class CompiledValidator<T> implements Validator<T> {
 }
 
 /**
- * Wraps a compiled check as a {@link Validator}; `generated`, when given, is the schema's generated code: its
+ * Wraps a compiled check as a {@link Validator}; `generate`, when given, makes the schema's generated code: its
  * accept-only check must agree with `check(value, null)`, its first violation with the closure walk's, and neither
- * may throw.
+ * may throw. It runs at once, or with `hot` after {@link GENERATE_AFTER_CALLS} calls of `is` (closures answer
+ * until then: the same verdicts, violations and messages).
  */
-export function createValidator<T>(check: Check, generated?: GeneratedValidator): Validator<T> {
-  return new CompiledValidator<T>(check, generated)
+export function createValidator<T>(check: Check, generate?: () => GeneratedValidator | undefined, hot = false): Validator<T> {
+  return new CompiledValidator<T>(check, generate, hot)
 }
