@@ -31,14 +31,12 @@ export interface ToolRecord {
   readonly definition: ToolDefinition
   /** The model-facing projection, detached from the definition and deep-frozen. */
   readonly schema: Readonly<ToolSchema>
-  /** `schema.parameters` serialized once, so `schemas()` can hand out fresh copies cheaply. */
-  readonly parametersJson: string
   /** The body as it was when registered. */
   readonly execute: ToolDefinition['execute']
   /** The definition's validation hook (`validateArguments`) as it was when registered; `undefined` for a raw tool. */
   readonly validateArguments: ToolDefinition['validateArguments']
-  /** The definition's `outputSchema` serialized once (a checked object schema), `undefined` when it declares none. */
-  readonly outputSchemaJson: string | undefined
+  /** The definition's `outputSchema` as a detached frozen snapshot (a checked object schema), `undefined` when it declares none. */
+  readonly outputSchema: object | undefined
   readonly mode: ToolExecutionMode
   /** False for a registration with `listed: false`: resolvable by name, never in a schema projection. */
   readonly listed: boolean
@@ -84,8 +82,11 @@ function checkName(name: unknown): string {
   return name
 }
 
-/** A JSON Schema object with `type: 'object'` as lossless JSON, serialized; the field names where it is wrong. */
-function checkSchemaObject(name: string, field: 'parameters' | 'outputSchema', schema: unknown): { value: object; json: string } {
+/**
+ * A JSON Schema object with `type: 'object'` as a detached frozen lossless-JSON snapshot (which always serializes:
+ * `snapshotJson` bounds depth and size); the field names where it is wrong.
+ */
+function checkSchemaObject(name: string, field: 'parameters' | 'outputSchema', schema: unknown): object {
   let snapshot: ReturnType<typeof snapshotJson>
   try {
     snapshot = snapshotJson(schema)
@@ -107,13 +108,7 @@ function checkSchemaObject(name: string, field: 'parameters' | 'outputSchema', s
       `The ${field} of tool ${quote(name)} must be an object schema ({ type: 'object', … }), got type ${describeValue(type)}`,
     )
   }
-  let json: string
-  try {
-    json = JSON.stringify(value)
-  } catch (error) {
-    throw invalid(field, `The ${field} of tool ${quote(name)} cannot be serialized: ${describeThrown(error)}`, error)
-  }
-  return { value, json }
+  return value
 }
 
 function checkTimeout(name: string, timeoutMs: unknown): void {
@@ -184,7 +179,7 @@ export function createToolRecord(definition: unknown): ToolRecord {
   if (typeof description !== 'string') {
     throw invalid('description', `The description of tool ${quote(name)} must be a string, got ${describeValue(description)}`)
   }
-  const { value: parameters, json: parametersJson } = checkSchemaObject(name, 'parameters', read(definition, 'parameters'))
+  const parameters = checkSchemaObject(name, 'parameters', read(definition, 'parameters'))
   const execute = read(definition, 'execute')
   if (typeof execute !== 'function') {
     throw invalid('execute', `The execute of tool ${quote(name)} must be a function, got ${describeValue(execute)}`)
@@ -197,15 +192,14 @@ export function createToolRecord(definition: unknown): ToolRecord {
   const mode = checkMode(definition, name)
   const listed = optionalBoolean('listed', name, read(definition, 'listed')) !== false
   const outputSchema = read(definition, 'outputSchema')
-  const outputSchemaJson = outputSchema === undefined ? undefined : checkSchemaObject(name, 'outputSchema', outputSchema).json
+  const checkedOutput = outputSchema === undefined ? undefined : checkSchemaObject(name, 'outputSchema', outputSchema)
   return {
     name,
     definition: definition as ToolDefinition,
     schema: Object.freeze({ name, description, parameters: parameters as ToolSchema['parameters'] }),
-    parametersJson,
     execute: execute as ToolDefinition['execute'],
     validateArguments: validateArguments as ToolDefinition['validateArguments'],
-    outputSchemaJson,
+    outputSchema: checkedOutput,
     mode,
     listed,
   }

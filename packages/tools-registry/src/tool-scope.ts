@@ -126,10 +126,26 @@ export function fiberEffect(ctx: Context, label: string, apply: () => () => void
   return dispose
 }
 
+/**
+ * A fresh, mutable, ordinary copy of a frozen snapshot (what `schemas()` hands out: the caller may change it). Faster
+ * than a JSON round trip; a `"__proto__"` key stays data. Recursion is bounded by the snapshot's depth limit.
+ */
+function freshCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value
+  if (Array.isArray(value)) return value.map(freshCopy)
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value)) {
+    const child = freshCopy((value as Record<string, unknown>)[key])
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: child, enumerable: true, writable: true, configurable: true })
+    else copy[key] = child
+  }
+  return copy
+}
+
 /** The record's output schema as a fresh copy, or `undefined` (no record, or none declared). */
 export function projectOutputSchema(record: ToolRecord | undefined): ToolOutputSchema | undefined {
-  const json = record?.outputSchemaJson
-  return json === undefined ? undefined : (JSON.parse(json) as ToolOutputSchema)
+  const schema = record?.outputSchema
+  return schema === undefined ? undefined : (freshCopy(schema) as ToolOutputSchema)
 }
 
 /** The model-facing projection of each listed record (`listed: false` ones are left out), as fresh copies (never the registered objects). */
@@ -140,7 +156,7 @@ export function projectSchemas(records: Iterable<ToolRecord>): ToolSchema[] {
     schemas.push({
       name: record.name,
       description: record.schema.description,
-      parameters: JSON.parse(record.parametersJson) as ToolSchema['parameters'],
+      parameters: freshCopy(record.schema.parameters) as ToolSchema['parameters'],
     })
   }
   return schemas
