@@ -51,6 +51,36 @@ function withoutAnnotations(value: unknown, depth: number, ancestors: Set<object
 }
 
 /**
+ * A shallow copy of a plain root object's own enumerable keys but `$schema`, when every other own key of it is a
+ * Standard Schema annotation; `undefined` when it has another kind of key, or cannot be read (the full copy then
+ * judges it). Never throws.
+ */
+function rootWithoutAnnotation(value: object): Record<string, unknown> | undefined {
+  try {
+    if (!isPlainPrototype(getPrototypeOf(value))) return undefined
+    const keys = Object.keys(value)
+    const all = ownKeys(value)
+    if (all.length !== keys.length) {
+      for (const key of all) {
+        if (typeof key === 'string' && Object.prototype.propertyIsEnumerable.call(value, key)) continue
+        const descriptor = getOwnPropertyDescriptor(value, key)
+        if (descriptor === undefined || !isStandardAnnotation(key, descriptor)) return undefined
+      }
+    }
+    const root: Record<string, unknown> = {}
+    for (const key of keys) {
+      if (key === '$schema') continue
+      const child: unknown = (value as Record<string, unknown>)[key]
+      if (key === '__proto__') defineProperty(root, key, { value: child, enumerable: true, writable: true, configurable: true })
+      else root[key] = child
+    }
+    return root
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Reads what a Standard JSON Schema converter returned (`side`: which converter, for messages): an object that is
  * lossless JSON once the libraries' non-enumerable `~standard` annotations are set aside, at any depth. The root's
  * `$schema` is dropped: it names the dialect for validators, and providers reject or ignore it in a tool's
@@ -61,6 +91,14 @@ export function readConvertedJsonSchema(converted: unknown, side: 'input' | 'out
   const produced = `the ${side} JSON Schema ${vendor} produced`
   if (typeof converted !== 'object' || converted === null || Array.isArray(converted)) {
     return { problem: `${produced} must be an object, got ${describeValue(converted)}` }
+  }
+  // The common case first: the only key JSON cannot carry is the root's own `~standard` annotation (zod's), so a
+  // shallow copy of the root without it is what the snapshot judges. Anything else (a nested annotation, another
+  // non-enumerable or symbol key) takes the full copy below, which keeps every key but the annotations.
+  const fast = rootWithoutAnnotation(converted)
+  if (fast !== undefined) {
+    const snapshot = snapshotJson(fast)
+    if (snapshot.ok) return { schema: snapshot.value as JsonObject }
   }
   let copy: unknown
   try {
