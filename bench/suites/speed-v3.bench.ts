@@ -328,7 +328,7 @@ export default defineSuite({
     'cache, compiled `pattern` RegExps, is not reached by this schema). The original\'s `output` is mandatory, so both define ' +
     '`output: { schema: { type: "string" }, render }`; zod, valibot (wrapped with `toStandardJsonSchema`) and arktype rows include building ' +
     'the schema, and a `prebuilt` row passes one schema built once. The original compiles nothing (it converts the spec to JSON Schema, checks it, and walks the JSON Schema at ' +
-    'each call); ours checks the spec and builds its validator at definition (the default backend generates code; the closures row never does). ' +
+    'each call); ours checks the spec and converts it to JSON Schema at definition, and compiles its validator on first use (generating code after 1,000 validations; the closures row never generates). ' +
     'Target: ours ≤ 1.0× the original for each schema kind. **1,000 tools**: a fresh registry (made inside the timed case), ' +
     '1,000 distinct nested tools (the file-list key varies by index) defined and registered, then `schemas()`; and the same with 1,000 raw ' +
     'JSON-Schema definitions (no defineTool), as an MCP bridge registers them. Target: under 50 ms (notes, timed without the registry setup). ' +
