@@ -122,7 +122,13 @@ class CompiledValidator<T> implements Validator<T> {
     const generate = this.#generate
     if (generate === undefined) return
     this.#generate = undefined
-    const generated = generate()
+    let generated: GeneratedValidator | undefined
+    try {
+      generated = generate()
+    } catch {
+      // `is` never throws: a generator that fails leaves the closures answering (they give the same verdicts).
+      generated = undefined
+    }
     if (generated === undefined) {
       // No code for this schema (too large, or the host forbids code generation): the closures stay, uncounted.
       this.is = ((value: unknown) => {
