@@ -2,7 +2,8 @@
 import { compileArguments, compileNode } from './compile-validator.js'
 import { generateValidator } from './generate-first-violation.js'
 import type { SchemaNode } from './schema-node.js'
-import { closureFirstViolation, createValidator, type ValidateOptions, type ValidationResult, type Validator } from './validator.js'
+import type { Check } from './validation-sink.js'
+import { closureFirstViolation, createValidator, type Validator } from './validator.js'
 
 /**
  * How validators are compiled. `'generated'`: one JavaScript function per schema (`new Function`), the fastest;
@@ -58,51 +59,11 @@ export function validatorFor(node: SchemaNode, choice: ValidatorBackendChoice = 
   const cache = caches[choice]
   let validator = cache.get(node)
   if (validator === undefined) {
-    const compile = (hot: boolean): Validator<unknown> => {
-      const check = node.kind === 'object' && node.implicit ? compileArguments(node) : compileNode(node)
-      const generate = choice === 'auto' ? () => generateValidator(node, check, closureFirstViolation(check)) : undefined
-      return createValidator(check, generate, hot)
-    }
-    validator = when === 'when-hot' ? new DeferredValidator(() => compile(true)) : compile(false)
+    // With 'when-hot' nothing is compiled here: the closures, their messages and the code wait for the first use.
+    const compile = () => (node.kind === 'object' && node.implicit ? compileArguments(node) : compileNode(node))
+    const generate = choice === 'auto' ? (check: Check) => generateValidator(node, check, closureFirstViolation(check)) : undefined
+    validator = createValidator(compile, generate, when === 'when-hot')
     cache.set(node, validator)
   } else if (when === 'now') (validator as { generateNow?: () => void }).generateNow?.()
   return validator
-}
-
-/**
- * A validator compiled on its first use: what `'when-hot'` hands out, so that defining a tool compiles nothing (the
- * closures, their messages and the generated code all wait for the first validation). Delegates every method.
- */
-class DeferredValidator implements Validator<unknown> {
-  #make: (() => Validator<unknown>) | undefined
-  #inner: Validator<unknown> | undefined
-
-  constructor(make: () => Validator<unknown>) {
-    this.#make = make
-  }
-
-  #compiled(): Validator<unknown> {
-    if (this.#inner === undefined) {
-      this.#inner = (this.#make as () => Validator<unknown>)()
-      this.#make = undefined
-    }
-    return this.#inner
-  }
-
-  get backend(): ValidatorBackend {
-    return this.#inner?.backend ?? 'closures'
-  }
-
-  readonly is = (value: unknown): value is unknown => this.#compiled().is(value)
-
-  readonly firstViolation = (value: unknown) => this.#compiled().firstViolation(value)
-
-  validate(value: unknown, options?: ValidateOptions): ValidationResult<unknown> {
-    return this.#compiled().validate(value, options)
-  }
-
-  /** Compiles now and generates the code now (a compile function asked for the same node without `'when-hot'`). */
-  generateNow(): void {
-    ;(this.#compiled() as { generateNow?: () => void }).generateNow?.()
-  }
 }

@@ -77,8 +77,19 @@ export function closureFirstViolation(check: Check): FirstViolation {
  */
 export const GENERATE_AFTER_CALLS = 1000
 
+/** The accept-only answer of the closure walk, never throwing. */
+function closureAccept<T>(check: Check): (value: unknown) => value is T {
+  return ((value: unknown) => {
+    try {
+      return check(value, null)
+    } catch {
+      return false
+    }
+  }) as (value: unknown) => value is T
+}
+
 class CompiledValidator<T> implements Validator<T> {
-  backend: ValidatorBackend
+  backend: ValidatorBackend = 'closures'
   /**
    * Own properties rather than methods: with generated code they are the schema's generated functions themselves,
    * so a call goes straight into the schema's own code (a method shared by every validator sees every schema's
@@ -86,35 +97,51 @@ class CompiledValidator<T> implements Validator<T> {
    */
   is: (value: unknown) => value is T
   firstViolation: (value: unknown) => Violation | undefined
-  /** The code generation still to do, for a validator that generates when hot. */
-  #generate: (() => GeneratedValidator | undefined) | undefined
+  /** Compiles the closure walk; dropped once it ran. */
+  #compile: (() => Check) | undefined
+  #compiled: Check | undefined
+  /** The code generation still to do. */
+  #generate: ((check: Check) => GeneratedValidator | undefined) | undefined
 
-  constructor(
-    private readonly check: Check,
-    generate: (() => GeneratedValidator | undefined) | undefined,
-    hot: boolean,
-  ) {
-    this.backend = 'closures'
-    this.firstViolation = closureFirstViolation(check)
-    const closures = ((value: unknown) => {
-      try {
-        return check(value, null)
-      } catch {
-        return false
-      }
-    }) as (value: unknown) => value is T
-    this.is = closures
+  constructor(compile: () => Check, generate: ((check: Check) => GeneratedValidator | undefined) | undefined, hot: boolean) {
+    this.#compile = compile
     this.#generate = generate
-    if (generate === undefined) return
     if (!hot) {
+      const check = this.#check()
+      this.is = closureAccept(check)
+      this.firstViolation = closureFirstViolation(check)
       this.generateNow()
       return
+    }
+    // Nothing is compiled before the first use: these two stand in until then, and then for an `is` taken off early.
+    this.is = ((value: unknown) => this.#warm().is(value)) as (value: unknown) => value is T
+    this.firstViolation = (value) => this.#warm().firstViolation(value)
+  }
+
+  #check(): Check {
+    if (this.#compiled === undefined) {
+      this.#compiled = (this.#compile as () => Check)()
+      this.#compile = undefined
+    }
+    return this.#compiled
+  }
+
+  /** A `hot` validator's first use: compiles the closures, which count their calls until the code is generated. */
+  #warm(): this {
+    if (this.#compiled !== undefined) return this
+    const check = this.#check()
+    const closures = closureAccept<T>(check)
+    this.firstViolation = closureFirstViolation(check)
+    if (this.#generate === undefined) {
+      this.is = closures
+      return this
     }
     let remaining = GENERATE_AFTER_CALLS
     this.is = ((value: unknown) => {
       if (--remaining === 0) this.generateNow()
       return closures(value)
     }) as (value: unknown) => value is T
+    return this
   }
 
   /** Generates the schema's code now, if it is still to do; from then on `is` and `firstViolation` are the generated ones. */
@@ -122,22 +149,18 @@ class CompiledValidator<T> implements Validator<T> {
     const generate = this.#generate
     if (generate === undefined) return
     this.#generate = undefined
+    const check = this.#check()
     let generated: GeneratedValidator | undefined
     try {
-      generated = generate()
+      generated = generate(check)
     } catch {
       // `is` never throws: a generator that fails leaves the closures answering (they give the same verdicts).
       generated = undefined
     }
     if (generated === undefined) {
       // No code for this schema (too large, or the host forbids code generation): the closures stay, uncounted.
-      this.is = ((value: unknown) => {
-        try {
-          return this.check(value, null)
-        } catch {
-          return false
-        }
-      }) as (value: unknown) => value is T
+      this.is = closureAccept(check)
+      this.firstViolation = closureFirstViolation(check)
       return
     }
     this.backend = 'generated'
@@ -151,7 +174,7 @@ class CompiledValidator<T> implements Validator<T> {
     const requested = readOption(options, 'maxViolations') ?? DEFAULT_MAX_VIOLATIONS
     const keep = typeof requested === 'number' && Number.isInteger(requested) && requested > 0 ? requested : DEFAULT_MAX_VIOLATIONS
     const sink = new Sink(keep, Number.POSITIVE_INFINITY)
-    run(this.check, value, sink)
+    run(this.#check(), value, sink)
     if (sink.count === 0) sink.add('unreadable', changedWhileReading)
     const violations = sink.violations()
     return { ok: false, violations, omitted: sink.count - violations.length }
@@ -159,11 +182,11 @@ class CompiledValidator<T> implements Validator<T> {
 }
 
 /**
- * Wraps a compiled check as a {@link Validator}; `generate`, when given, makes the schema's generated code: its
- * accept-only check must agree with `check(value, null)`, its first violation with the closure walk's, and neither
- * may throw. It runs at once, or with `hot` after {@link GENERATE_AFTER_CALLS} calls of `is` (closures answer
- * until then: the same verdicts, violations and messages).
+ * A {@link Validator} of the check `compile` makes; `generate`, when given, makes the schema's generated code from
+ * it: its accept-only check must agree with `check(value, null)`, its first violation with the closure walk's. Both
+ * run at once; with `hot`, nothing runs before the validator's first use, and the code is generated after
+ * {@link GENERATE_AFTER_CALLS} calls of `is` (closures answer until then: the same verdicts, violations and messages).
  */
-export function createValidator<T>(check: Check, generate?: () => GeneratedValidator | undefined, hot = false): Validator<T> {
-  return new CompiledValidator<T>(check, generate, hot)
+export function createValidator<T>(compile: () => Check, generate?: (check: Check) => GeneratedValidator | undefined, hot = false): Validator<T> {
+  return new CompiledValidator<T>(compile, generate, hot)
 }
