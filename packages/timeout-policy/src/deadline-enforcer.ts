@@ -1,5 +1,5 @@
 import type { ToolExecution, ToolExecutionResult } from '@dsh/tools-core'
-import type { ToolRegistry } from '@dsh/tools-registry'
+import { notifyListeners, type ToolRegistry } from '@dsh/tools-registry'
 import type { Context, Logger } from 'cordis'
 import { resolveTimeoutBudget, type ResolvedTimeoutPolicyConfig } from './config.js'
 import type { LateSettlement } from './events.js'
@@ -73,16 +73,9 @@ export class DeadlineEnforcer implements TimedCallHost {
    * rejection of the promise an `async` listener returns, is logged, never left unhandled.
    */
   reportLate(settlement: LateSettlement): void {
-    const report = (error: unknown): void => {
-      for (const reason of error instanceof AggregateError ? error.errors : [error]) {
-        this.#warn(`a timeout/late-settlement listener failed for ${JSON.stringify(settlement.name)}: ${describeThrown(reason)}`)
-      }
-    }
-    try {
-      this.#ctx.parallel('timeout/late-settlement', settlement).then(undefined, report)
-    } catch (error) {
-      report(error)
-    }
+    notifyListeners(this.#ctx, 'timeout/late-settlement', [settlement], (reason) =>
+      this.#warn(`a timeout/late-settlement listener failed for ${JSON.stringify(settlement.name)}: ${describeThrown(reason)}`),
+    )
   }
 
   /** Stops enforcing: drops every timer of the running calls. They finish as if the policy had never been there. */

@@ -1,3 +1,4 @@
+import { notifyListeners } from '@dsh/tools-registry'
 import type { Context } from 'cordis'
 import type { McpListenEvent, McpProgressEvent, McpServerStatus } from './mcp-events.js'
 
@@ -17,23 +18,9 @@ function text(error: unknown): string {
 }
 
 /**
- * Tells the observers of `name` (cordis `ctx.on`), each called synchronously as `ctx.emit` would call it, and observes
- * what they do: a throw, or the rejection of the promise an `async` observer returns, is logged on the `mcp` logger
- * and changes nothing here. Never throws, never leaves a rejection unhandled.
+ * Tells the observers of `name` (cordis `ctx.on`), each called synchronously as `ctx.emit` would call it: one that
+ * throws, or an `async` one whose promise rejects, is logged on the `mcp` logger and changes nothing here.
  */
 export function notify<Name extends keyof Notices>(ctx: Context, name: Name, payload: Notices[Name]): void {
-  const report = (error: unknown): void => {
-    try {
-      const reasons = error instanceof AggregateError ? error.errors : [error]
-      for (const reason of reasons) ctx.logger('mcp').warn(`an ${name} observer failed: ${text(reason)}`)
-    } catch {
-      // A logger that throws must not turn a notice into a failure.
-    }
-  }
-  try {
-    // `parallel` calls every listener at once, as `emit` does, and settles when they have: a rejection is ours to see.
-    ;(ctx.parallel as (name: string, payload: unknown) => Promise<void>).call(ctx, name, payload).then(undefined, report)
-  } catch (error) {
-    report(error)
-  }
+  notifyListeners(ctx, name, [payload], (reason) => ctx.logger('mcp').warn(`an ${name} observer failed: ${text(reason)}`))
 }

@@ -28,6 +28,7 @@ export {
 } from './cordis-host.js'
 export { CordisHostError } from './cordis-host-error.js'
 export { HOST_SIGNALS, onHostExit } from './host-exit.js'
+export { notifyListeners } from './notify-listeners.js'
 export { toolRegistryMissingText, warnIfToolRegistryMissing } from './tool-registry-missing.js'
 // The tool author's surface of @dsh/tools-schema, re-exported (the same bindings, not copies) so that one import
 // brings both `defineTool` and the `ctx.tools` typing of this package's `declare module 'cordis'` augmentation.
