@@ -16,25 +16,30 @@ const flat = {
   limit: { type: 'integer' },
 } as const satisfies ParameterSchemaSpec
 
-const nested = {
-  options: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      modes: { type: 'array', items: { type: 'string', enum: ['read', 'write', 'append', 'create'] } },
-      recursive: { type: 'boolean' },
-    },
-  },
-  files: {
-    type: 'array',
-    required: true,
-    items: {
+/** The nested schema with its file list under `key` (`files` here; the speed-v3 suite varies it per tool). */
+export function nestedSpec<const Key extends string>(key: Key) {
+  return {
+    options: {
       type: 'object',
       additionalProperties: false,
-      properties: { path: { type: 'string', required: true }, content: { type: 'string', required: true } },
+      properties: {
+        modes: { type: 'array', items: { type: 'string', enum: ['read', 'write', 'append', 'create'] } },
+        recursive: { type: 'boolean' },
+      },
     },
-  },
-} as const satisfies ParameterSchemaSpec
+    [key]: {
+      type: 'array',
+      required: true,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { path: { type: 'string', required: true }, content: { type: 'string', required: true } },
+      },
+    },
+  } as const satisfies ParameterSchemaSpec
+}
+
+const nested = nestedSpec('files')
 
 const shape = (kind: string, fields: Record<string, { type: 'string' } | { type: 'integer' }>) =>
   ({

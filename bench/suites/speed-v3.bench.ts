@@ -25,6 +25,7 @@ import { measure } from 'mitata'
 import * as v from 'valibot'
 import { z } from 'zod'
 import { defineSuite, formatNs, type BenchGroup } from '../harness.js'
+import { nestedSpec } from '../validation-suite.js'
 
 const TOOLS = 1_000
 const registerBudgetMs = 50
@@ -74,27 +75,7 @@ async function ourRegistry(): Promise<{ ctx: Context; tools: ToolRegistry }> {
 
 const modes = ['read', 'write', 'append', 'create'] as const
 
-function nestedDsl<const Key extends string>(key: Key) {
-  return {
-    options: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        modes: { type: 'array', items: { type: 'string', enum: ['read', 'write', 'append', 'create'] } },
-        recursive: { type: 'boolean' },
-      },
-    },
-    [key]: {
-      type: 'array',
-      required: true,
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { path: { type: 'string', required: true }, content: { type: 'string', required: true } },
-      },
-    },
-  } as const satisfies ParameterSchemaSpec
-}
+const nestedDsl = nestedSpec
 
 /** The JSON Schema an MCP server would list for the nested tool (what `schemaSpecToJsonSchema` emits). */
 function nestedJsonSchema(key: string): ToolDefinition['parameters'] {
