@@ -29,7 +29,8 @@ export class PipelineExecution implements ToolExecution {
   readonly arguments: unknown
   readonly agent: Agent | undefined
   readonly parent: ToolExecutionToken | undefined
-  readonly token: ToolExecutionToken
+  /** Made on first read: a `Symbol` is allocated in V8's old space, which most calls never need (see {@link token}). */
+  #token: ToolExecutionToken | undefined = undefined
   readonly #abort: CallAbort
   #swapped: AbortSignal | undefined = undefined
   #stage = POLICY
@@ -51,9 +52,16 @@ export class PipelineExecution implements ToolExecution {
     this.arguments = args
     this.agent = agent
     this.parent = parent
-    this.token = createToolExecutionToken()
     this.#abort = abort
     Object.freeze(this)
+  }
+
+  /**
+   * The call's identity: one fresh symbol, the same at every read. Made when first read rather than at
+   * construction, as nothing can tell the two apart and most calls are never asked for it.
+   */
+  get token(): ToolExecutionToken {
+    return (this.#token ??= createToolExecutionToken())
   }
 
   /** The signal the call runs under. Always present. */

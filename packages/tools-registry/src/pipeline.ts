@@ -9,6 +9,7 @@ import {
   type ToolExecutionResult,
 } from '@dsh/tools-core'
 import type { Hook } from 'cordis'
+import { createBrand } from './brand.js'
 import { ABANDONED, ABORTED, CallAbort, withGrace } from './call-abort.js'
 import { start, type Started } from './call-input.js'
 import { askApproval } from './approval-stage.js'
@@ -86,7 +87,7 @@ export class ExecutionPipeline {
    * Results already checked at some wrapper level (they are fresh objects the pipeline built), so a wrapper that
    * passes one through is not read again. The final materialization checks every result regardless.
    */
-  private readonly checked = new WeakSet<object>()
+  private readonly checked = createBrand()
 
   constructor(private readonly host: PipelineHost) {}
 
@@ -313,13 +314,12 @@ export class ExecutionPipeline {
   }
 
   private readonly markChecked = (result: ToolExecutionResult): ToolExecutionResult => {
-    this.checked.add(result)
-    return result
+    return this.checked.mark(result)
   }
 
   /** A wrapper's return value as a checked result, or `INVALID_RESULT`. A result checked at an inner level passes. */
   private readWrapperResult(exec: PipelineExecution, value: unknown): ToolExecutionResult {
-    if (typeof value === 'object' && value !== null && this.checked.has(value)) return value as ToolExecutionResult
+    if (this.checked.has(value)) return value as ToolExecutionResult
     let read: ToolExecutionResult | string
     try {
       read = readResult(exec.callId, value)

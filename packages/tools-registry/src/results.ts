@@ -13,6 +13,7 @@ import {
   type ToolErrorInfo,
   type ToolExecutionResult,
 } from '@dsh/tools-core'
+import { createBrand } from './brand.js'
 import { contentProblem, hookContextProblem } from './content-check.js'
 import { describeThrown, describeValue, quote } from './describe-value.js'
 import { isArray, readOwn } from './own-field.js'
@@ -279,7 +280,7 @@ function snapshotField(value: unknown): ReturnType<typeof snapshotJson> {
 }
 
 /** Results {@link materialize} produced: materializing one again returns it as it is. */
-const materialized = new WeakSet<ToolExecutionResult>()
+const materialized = createBrand()
 
 /** A snapshot failure's message with its path made relative to the result (`content[0].text`, `meta.when`). */
 function relocate(snapshotFailure: JsonSnapshotFailure, field: string): string {
@@ -335,6 +336,6 @@ export function materialize(draft: ToolExecutionResult): ToolExecutionResult {
     if (!value.ok) return materialize(undeliverable(callId, `it is not lossless JSON: ${relocate(value.error, 'structuredContent')}`))
     result.structuredContent = value.value
   }
-  materialized.add(Object.freeze(result))
+  Object.freeze(materialized.mark(result))
   return result
 }

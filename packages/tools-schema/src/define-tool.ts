@@ -7,6 +7,7 @@ import {
   type ToolCallView,
   type ToolDefinition,
   type ToolExecuteObjectReturn,
+  type ToolExecuteReturn,
   type ToolExecution,
   type ToolOutputSchema,
   type ToolResult,
@@ -220,12 +221,28 @@ function contentOf(value: unknown, forms = ' or a string'): ContentBlock[] | Vio
   return value as ContentBlock[]
 }
 
+/** A body's thenable, adopted into a native promise: what `run` returns instead of the value when there is one to wait for. */
+class Pending {
+  constructor(readonly promise: Promise<unknown>) {}
+}
+
+/** `Array.isArray`, false where it throws (a revoked proxy, which `readOwnObject` then reports as unreadable). */
+function isArrayQuietly(value: object): boolean {
+  try {
+    return Array.isArray(value)
+  } catch {
+    return false
+  }
+}
+
 /**
  * The own `content` and `meta` of a body's `{ content, meta }` return, or `undefined` for any other return (an
  * array, a string, a value that cannot be read, which `contentOf` then reports). A `meta` inherited from a
  * polluted prototype is not the body's.
  */
 function contentParts(value: unknown): { readonly content: unknown; readonly meta: unknown; readonly value: unknown } | undefined {
+  // A string or an array is content itself: asked first, so the common answer describes nothing it will not report.
+  if (typeof value !== 'object' || value === null || isArrayQuietly(value)) return undefined
   const own = readOwnObject(value)
   if (own.entries === undefined) return undefined
   return { content: own.entries.get('content'), meta: own.entries.get('meta'), value: own.entries.get('structuredContent') }
@@ -474,7 +491,11 @@ function buildTool(
    * Runs the body and waits for its value. What `await` would do, except that a returned value's `then` is read
    * once and a throw while reading it (a revoked proxy) is the body's bad output, not a raw `TypeError`.
    */
-  async function run(args: unknown, exec: ToolExecution): Promise<unknown> {
+  /**
+   * Calls the body: its value, or a {@link Pending} when it returned a thenable. Not `async`, so a synchronous body
+   * costs its callers no promise hop (each awaits only a {@link Pending}).
+   */
+  function run(args: unknown, exec: ToolExecution): unknown {
     const returned = body.call(spec, args, exec)
     if ((typeof returned !== 'object' || returned === null) && typeof returned !== 'function') return returned
     let then: unknown
@@ -484,9 +505,11 @@ function buildTool(
       throw invalidOutput([{ path: '', segments: [], keyword: 'unreadable', message: `reading the returned value threw: ${errorText(error)}` }])
     }
     if (typeof then !== 'function') return returned
-    return new Promise((resolve, reject) => {
-      ;(then as (onFulfilled: (value: unknown) => void, onRejected: (reason: unknown) => void) => unknown).call(returned, resolve, reject)
-    })
+    return new Pending(
+      new Promise((resolve, reject) => {
+        ;(then as (onFulfilled: (value: unknown) => void, onRejected: (reason: unknown) => void) => unknown).call(returned, resolve, reject)
+      }),
+    )
   }
 
   function invalidOutput(violations: readonly Violation[], omitted = 0): ToolOutputError {
@@ -496,7 +519,8 @@ function buildTool(
   /** Runs the body with the checked arguments; returns them and the checked output value. */
   async function runValue(args: unknown, exec: ToolExecution): Promise<{ readonly args: unknown; readonly value: unknown }> {
     const checked = checkArgs(args)
-    const value = await run(checked, exec)
+    const ran = run(checked, exec)
+    const value = ran instanceof Pending ? await ran.promise : ran
     const snapshot = snapshotJson(value)
     if (!snapshot.ok) {
       const { path, segments } = snapshot.error
@@ -526,7 +550,30 @@ function buildTool(
   }
 
   async function invokeContent(args: unknown, exec: ToolExecution): Promise<ToolExecuteObjectReturn> {
-    const returned = await run(checkArgs(args), exec)
+    const ran = run(checkArgs(args), exec)
+    return contentResult(ran instanceof Pending ? await ran.promise : ran)
+  }
+
+  /** `execute` of a tool without `output`: the content blocks alone unless the body gave `meta` too. */
+  async function executeContent(args: unknown, exec: ToolExecution): Promise<ToolExecuteReturn> {
+    const ran = run(checkArgs(args), exec)
+    const result = contentResult(ran instanceof Pending ? await ran.promise : ran)
+    return 'meta' in result ? result : result.content
+  }
+
+  /** `execute` of a tool with `output`: its rendered content, presentation `meta` and the checked value. */
+  async function executeValue(args: unknown, exec: ToolExecution): Promise<ToolExecuteReturn> {
+    const parts = output as OutputParts
+    const { args: checked, value } = await runValue(args, exec)
+    const rendered: unknown = parts.render.call(parts.holder, checked, value)
+    if (observedThenable(rendered)) throw invalidOutput([{ path: '', segments: [], keyword: 'type', message: `render: ${synchronousOnly}` }])
+    const content = contentOf(rendered)
+    if (!Array.isArray(content)) throw invalidOutput([{ ...content, message: `render: ${content.message}` }])
+    return { content, ...presentationOf(parts, checked, value), structuredContent: value }
+  }
+
+  /** What a body without `output` returned, as content (and `meta`); throws `ToolOutputError` when it is neither. */
+  function contentResult(returned: unknown): ToolExecuteObjectReturn {
     const parts = contentParts(returned)
     if (parts !== undefined) {
       if (parts.value !== undefined) {
@@ -556,18 +603,7 @@ function buildTool(
     ...(output !== undefined && output.schema.jsonSchema['type'] === 'object' ? { outputSchema: output.schema.jsonSchema as ToolOutputSchema } : {}),
     validateArguments,
     invoke: output === undefined ? invokeContent : invokeValue,
-    async execute(args, exec) {
-      if (output === undefined) {
-        const result = await invokeContent(args, exec)
-        return 'meta' in result ? result : result.content
-      }
-      const { args: checked, value } = await runValue(args, exec)
-      const rendered: unknown = output.render.call(output.holder, checked, value)
-      if (observedThenable(rendered)) throw invalidOutput([{ path: '', segments: [], keyword: 'type', message: `render: ${synchronousOnly}` }])
-      const content = contentOf(rendered)
-      if (!Array.isArray(content)) throw invalidOutput([{ ...content, message: `render: ${content.message}` }])
-      return { content, ...presentationOf(output, checked, value), structuredContent: value }
-    },
+    execute: output === undefined ? executeContent : executeValue,
     ...(presentCall === undefined
       ? {}
       : {
