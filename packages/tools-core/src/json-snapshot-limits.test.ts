@@ -161,3 +161,61 @@ describe('snapshotJson sees own properties only', () => {
     }
   })
 })
+
+describe('snapshotJson reuses a finished snapshot as it is, within the limits of the walk that meets it', () => {
+  it('answers a snapshot with itself, and a value holding one with that same subtree', () => {
+    const first = snapshotJson({ files: [{ path: 'a.txt' }], mode: 'read' })
+    if (!first.ok) throw new Error('expected a snapshot')
+    expect(snapshotJson(first.value).value).toBe(first.value)
+    const outer = snapshotJson({ call: first.value, more: [first.value] })
+    if (!outer.ok) throw new Error('expected a snapshot')
+    const copy = outer.value as { call: unknown; more: unknown[] }
+    expect(copy.call).toBe(first.value)
+    expect(copy.more[0]).toBe(first.value)
+    expect(isJsonValue(first.value)).toBe(true)
+  })
+
+  it('keeps the mark out of every view of the value: keys, JSON text, structured clones', () => {
+    const made = snapshotJson({ a: [1, { b: 'c' }] })
+    if (!made.ok) throw new Error('expected a snapshot')
+    expect(Reflect.ownKeys(made.value as object)).toEqual(['a'])
+    expect(JSON.stringify(made.value)).toBe('{"a":[1,{"b":"c"}]}')
+    expect(structuredClone(made.value)).toEqual({ a: [1, { b: 'c' }] })
+    // A proxy of a snapshot is not the snapshot: it is walked (and copied) like any other value.
+    const proxied = new Proxy(made.value as object, {})
+    const walked = snapshotJson(proxied)
+    expect(walked.ok && walked.value).not.toBe(proxied)
+    expect(walked.ok && walked.value).toEqual({ a: [1, { b: 'c' }] })
+  })
+
+  it('counts a reused snapshot by its recorded size and height, exactly as if it were walked', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), fc.boolean(), (generated, nest) => {
+        const made = snapshotJson(JSON.parse(JSON.stringify(generated)) as unknown)
+        if (!made.ok) throw new Error('expected a snapshot')
+        // Reused at the root, or below two levels of a new value (where its parent counts it once).
+        const input = nest ? { outer: [made.value, 'x'] } : made.value
+        const size = expandedSize(input)
+        const depth = height(input)
+        expect(snapshotJson(input, { maxSize: size }).ok).toBe(true)
+        if (size > 1) {
+          expect(failure(snapshotJson(input, { maxSize: size - 1 })).reason).toBe('too-large')
+          expect(isJsonValue(input, { maxSize: size - 1 })).toBe(false)
+        }
+        if (depth > 1) {
+          expect(snapshotJson(input, { maxDepth: depth }).ok).toBe(true)
+          expect(failure(snapshotJson(input, { maxDepth: depth - 1 })).reason).toBe('too-deep')
+        }
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('refuses a snapshot that passes the size limit of a later walk, naming where it sits', () => {
+    const made = snapshotJson({ text: 'x'.repeat(50) })
+    if (!made.ok) throw new Error('expected a snapshot')
+    const error = failure(snapshotJson({ list: [made.value] }, { maxSize: 40 }))
+    expect(error.reason).toBe('too-large')
+    expect(error.path).toBe('list[0]')
+  })
+})

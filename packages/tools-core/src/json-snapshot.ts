@@ -1,6 +1,7 @@
 import type { ReadonlyJsonValue } from './json.js'
 import type { JsonPathSegment } from './json-path.js'
 import { Walk } from './json-walk.js'
+import { SnapshotMark } from './snapshot-mark.js'
 import { NonJsonValueError } from './non-json-value-error.js'
 
 /** Why a value is not lossless JSON. */
@@ -98,6 +99,8 @@ export function snapshotJson(value: unknown, options?: JsonSnapshotOptions): Jso
       if (options === undefined && value.length < MAX_JSON_SIZE) return { ok: true, value }
     } else if (typeof value === 'boolean' || value === null) return { ok: true, value }
   }
+  // A finished snapshot within the default limits is its own snapshot.
+  if (options === undefined && typeof value === 'object' && value !== null && SnapshotMark.has(value)) return { ok: true, value: value as ReadonlyJsonValue }
   try {
     return walk(true, options).run(value)
   } catch {

@@ -3,6 +3,7 @@ import type { JsonSnapshotResult, NonJsonReason } from './json-snapshot.js'
 import type { ReadonlyJsonValue } from './json.js'
 import { describeJsonPath, formatJsonPath, type JsonPathSegment } from './json-path.js'
 import { isEmptyPrototype, SNAPSHOT_PROTOTYPE } from './snapshot-prototype.js'
+import { SnapshotMark } from './snapshot-mark.js'
 
 interface Frame {
   readonly source: Record<string, unknown>
@@ -157,6 +158,15 @@ export class Walk {
    * ones live in a Set.
    */
   private known(value: object, depth: number): unknown {
+    // A finished snapshot (see SnapshotMark) is reused as it is: frozen, detached, acyclic, its size and height known.
+    if (SnapshotMark.has(value)) {
+      const height = SnapshotMark.heightOf(value as SnapshotMark)
+      if (depth + height > this.maxDepth) return this.tooDeep()
+      this.size += SnapshotMark.sizeOf(value as SnapshotMark)
+      if (this.size > this.maxSize) return this.tooLarge()
+      this.height = height
+      return this.copying ? value : true
+    }
     const open = this.open
     for (let index = (depth < DEEP ? depth : DEEP) - 1; index >= 0; index -= 1) if (open[index] === value) return this.cycle()
     if (depth > DEEP && this.ancestors?.has(value)) return this.cycle()
@@ -198,6 +208,8 @@ export class Walk {
   private done(value: object, depth: number, copy: unknown[] | Record<string, unknown> | undefined, start: number, below: number): unknown {
     if (this.size > this.maxSize) return this.tooLarge()
     if (depth >= DEEP) (this.ancestors as Set<object>).delete(value)
+    // The root of a copy is marked as a finished snapshot, so walking it again costs nothing.
+    if (depth === 0 && copy !== undefined) SnapshotMark.stamp(copy, this.size - start, below + 1)
     const done = copy === undefined ? true : freeze(copy)
     this.height = below + 1
     this.shared?.set(value, { copy: done, size: this.size - start, height: below + 1 })

@@ -56,17 +56,13 @@ export interface ToolSchemaCheck {
 }
 
 /**
- * Freezes a JSON value this package has just built (plain objects and arrays of its own, no cycles, no accessors), in
- * place: what tools-core's `deepFreeze` does for any object, without its descriptor reads and visited set, which
- * cost a definition several times more.
+ * A JSON Schema this package has just built, as a finished `snapshotJson` snapshot: detached, deep-frozen, and marked,
+ * so the registry's own snapshot of it at `register` reuses it instead of copying it again (one tree per tool, not
+ * two). A schema past the snapshot limits stays as it was built; `register` then names the problem.
  */
-function freezeBuilt(value: unknown): unknown {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    if (Array.isArray(value)) for (const item of value) freezeBuilt(item)
-    else for (const key of Object.keys(value)) freezeBuilt((value as Record<string, unknown>)[key])
-    Object.freeze(value)
-  }
-  return value
+function builtSnapshot(value: JsonObject): JsonObject {
+  const snapshot = snapshotJson(value)
+  return snapshot.ok ? (snapshot.value as JsonObject) : value
 }
 
 /**
@@ -86,7 +82,7 @@ export function dslSchemaCheck(node: SchemaNode): ToolSchemaCheck {
   // Code is generated once the tool proves hot, never at definition: defining a tool costs no code generation.
   const validator = validatorFor(node, undefined, 'when-hot')
   return {
-    jsonSchema: freezeBuilt(nodeToJsonSchema(node)) as JsonObject,
+    jsonSchema: builtSnapshot(nodeToJsonSchema(node) as JsonObject),
     check(given) {
       let value = given
       if (!isSnapshot(given)) {
