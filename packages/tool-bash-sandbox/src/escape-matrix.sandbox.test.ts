@@ -106,6 +106,13 @@ const ATTEMPTS: readonly Attempt[] = [
     escaped: (_host, output) => output.includes('NAMESPACE-MADE'),
   },
   {
+    name: 'make a vsock socket (the network namespace does not confine vsock: a VM host\'s services)',
+    control: always,
+    command: () => `/usr/bin/perl -e 'use Socket; socket(my $s, 40, SOCK_STREAM, 0) ? print "VSOCK-MADE\\n" : print "refused: $!\\n"'`,
+    escaped: (_host, output) => output.includes('VSOCK-MADE'),
+    blockedWith: /refused: Operation not permitted/,
+  },
+  {
     name: 'read a hidden secret',
     control: always,
     command: (host) => `cat ${host.secrets}/id_fake; ls -A ${host.secrets}`,

@@ -27,6 +27,7 @@ export {
   type SandboxPolicy,
   type SandboxProfile,
   type SandboxProfileInput,
+  type SandboxStub,
 } from './sandbox-profile.js'
 export { locateCgroups, type CgroupControllerName, type CgroupLayoutInput, type CgroupLocation, type CgroupVersion } from './cgroup-layout.js'
 export { describeResourceLimits, type ResourceLimitMechanism, type SandboxResourceLimits } from './resource-limits.js'

@@ -1,5 +1,5 @@
-import { accessSync, constants, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
-import { delimiter, isAbsolute, join } from 'node:path'
+import { accessSync, constants, existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { delimiter, dirname, isAbsolute, join } from 'node:path'
 import type { BashResult } from '@dsh/tool-bash'
 import type { ProfileFileSystem, ProfilePathKind } from './sandbox-profile.js'
 import type { SandboxUnavailableCause } from './sandbox-unavailable-error.js'
@@ -40,6 +40,16 @@ export const realFileSystem: ProfileFileSystem = {
       return realpathSync(path)
     } catch {
       return undefined
+    }
+  },
+  canCreate(path) {
+    let parent = dirname(path)
+    while (parent !== dirname(parent) && !existsSync(parent)) parent = dirname(parent)
+    try {
+      accessSync(parent, constants.W_OK)
+      return true
+    } catch {
+      return false
     }
   },
 }

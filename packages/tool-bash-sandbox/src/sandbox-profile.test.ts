@@ -87,6 +87,7 @@ describe('buildSandboxProfile', () => {
     expect(pairs(args, '--bind')).toEqual([
       ['/work/repo', '/work/repo'],
       ['/data/out', '/data/out'],
+      ['/work/repo/.git', '/work/repo/.git'], // pinned: the parent of the protected hooks and config
     ])
     const lastBind = args.lastIndexOf('--bind')
     const ssh = args.indexOf('/home/u/.ssh')
@@ -94,7 +95,7 @@ describe('buildSandboxProfile', () => {
     expect(ssh).toBeGreaterThan(lastBind)
     const npmrc = args.indexOf('/home/u/.npmrc')
     expect(args.slice(npmrc - 2, npmrc + 1)).toEqual(['--ro-bind', '/priv/empty', '/home/u/.npmrc']) // a file shows empty
-    expect(args).not.toContain('/home/u/.aws') // missing: nothing to hide, and no mount point made
+    expect(args).not.toContain('/home/u/.aws') // missing outside the writable roots: nothing can create it there
   })
 
   it('hides /etc/shadow and /etc/gshadow from root callers only', () => {
@@ -117,7 +118,7 @@ describe('buildSandboxProfile', () => {
   it('covers a missing .git (no repository with hooks can be planted) and reports the mount point as a stub', () => {
     const { args, stubs } = buildSandboxProfile(input(), tableFs({ '/work/repo': 'directory' }))
     expect(pairs(args, '--ro-bind')).toContainEqual(['/priv/empty.d', '/work/repo/.git'])
-    expect(stubs).toEqual(['/work/repo/.git'])
+    expect(stubs).toEqual([{ path: '/work/repo/.git', kind: 'directory' }])
   })
 
   it('covers a missing hooks directory or config of an existing .git', () => {
@@ -128,7 +129,11 @@ describe('buildSandboxProfile', () => {
         ['/priv/empty', '/work/repo/.git/config'],
       ]),
     )
-    expect(stubs).toEqual(['/work/repo/.git/hooks', '/work/repo/.git/config'])
+    expect(stubs).toEqual([
+      { path: '/work/repo/.git/hooks', kind: 'directory' },
+      { path: '/work/repo/.git/config', kind: 'file' },
+    ])
+    expect(pairs(args, '--bind')).toContainEqual(['/work/repo/.git', '/work/repo/.git'])
   })
 
   it('keeps a gitdir pointer file (a linked worktree) from being rewritten', () => {
@@ -143,8 +148,11 @@ describe('buildSandboxProfile', () => {
     )
     const { args } = buildSandboxProfile(input(), fs)
     expect(pairs(args, '--ro-bind')).toContainEqual(['/work/repo/real.git/hooks', '/work/repo/real.git/hooks'])
+    expect(pairs(args, '--bind')).toContainEqual(['/work/repo/real.git', '/work/repo/real.git'])
+    expect(pairs(args, '--bind')).not.toContainEqual(['/work/repo/.git', '/work/repo/.git'])
+    // A dangling link: a mount would follow it, and there is nothing to protect behind it (a documented limit).
     const dangling = buildSandboxProfile(input(), tableFs({ '/work/repo/.git': 'symlink' }))
-    expect(pairs(dangling.args, '--ro-bind')).toContainEqual(['/priv/empty', '/work/repo/.git'])
+    expect(dangling.args.join(' ')).not.toContain('/work/repo/.git')
   })
 
   it('protects nothing when git protection is off', () => {
@@ -164,7 +172,63 @@ describe('buildSandboxProfile', () => {
     expect(pairs(args, '--ro-bind')).toContainEqual(['/work/repo/Makefile', '/work/repo/Makefile'])
     // The link leads outside the writable roots (read-only already): no mount over a path a link names.
     expect(args).not.toContain('/work/repo/link')
-    expect(args).not.toContain('/work/repo/absent')
+    // Missing in a writable root: covered, so it cannot be created.
+    expect(pairs(args, '--ro-bind')).toContainEqual(['/priv/empty.d', '/work/repo/absent'])
+  })
+
+  it('pins every directory between a writable root and a protected path, shallowest first, before the covers', () => {
+    const fs = tableFs({
+      '/work/repo': 'directory',
+      '/work/repo/a': 'directory',
+      '/work/repo/a/b': 'directory',
+      '/work/repo/a/b/secret.txt': 'file',
+      '/work/repo/a/b/keep': 'directory',
+    })
+    const policy = { ...input().policy, hiddenPaths: ['/work/repo/a/b/secret.txt'], readOnlyPaths: ['a/b/keep'], protectGit: false }
+    const { args, stubs } = buildSandboxProfile(input({ policy }), fs)
+    expect(pairs(args, '--bind')).toEqual([
+      ['/work/repo', '/work/repo'],
+      ['/work/repo/a', '/work/repo/a'],
+      ['/work/repo/a/b', '/work/repo/a/b'],
+    ])
+    const lastPin = args.lastIndexOf('--bind')
+    expect(args.indexOf('/work/repo/a/b/secret.txt')).toBeGreaterThan(lastPin)
+    expect(args.indexOf('/work/repo/a/b/keep')).toBeGreaterThan(lastPin)
+    expect(stubs).toEqual([])
+  })
+
+  it('covers a missing protected path in a writable root, making it and its missing parents as stubs, shallowest first', () => {
+    const policy = { ...input().policy, hiddenPaths: ['/work/repo/x/y/.env'], protectGit: false }
+    const { args, stubs } = buildSandboxProfile(input({ policy }), tableFs({ '/work/repo': 'directory' }))
+    expect(stubs).toEqual([
+      { path: '/work/repo/x', kind: 'directory' },
+      { path: '/work/repo/x/y', kind: 'directory' },
+      { path: '/work/repo/x/y/.env', kind: 'directory' },
+    ])
+    expect(pairs(args, '--bind')).toEqual([
+      ['/work/repo', '/work/repo'],
+      ['/work/repo/x', '/work/repo/x'],
+      ['/work/repo/x/y', '/work/repo/x/y'],
+    ])
+    expect(pairs(args, '--ro-bind')).toContainEqual(['/priv/empty.d', '/work/repo/x/y/.env'])
+    // Where nothing could create it (its parent is not writable), no cover is needed and none is made.
+    const locked = buildSandboxProfile(input({ policy }), { ...tableFs({ '/work/repo': 'directory' }), canCreate: () => false })
+    expect(locked.stubs).toEqual([])
+    expect(locked.args).not.toContain('/work/repo/x/y/.env')
+  })
+
+  it('resolves a protected path through a symlinked parent to where it really is', () => {
+    const fs = tableFs({ '/work/repo/cfg': 'symlink', '/work/repo/real-cfg': 'directory', '/work/repo/real-cfg/token': 'file' }, { '/work/repo/cfg': '/work/repo/real-cfg', '/work/repo/cfg/token': '/work/repo/real-cfg/token' })
+    const policy = { ...input().policy, hiddenPaths: ['/work/repo/cfg/token', '/work/repo/cfg/missing'], protectGit: false }
+    const { args, stubs } = buildSandboxProfile(input({ policy }), fs)
+    expect(pairs(args, '--ro-bind')).toContainEqual(['/priv/empty', '/work/repo/real-cfg/token'])
+    expect(pairs(args, '--bind')).toContainEqual(['/work/repo/real-cfg', '/work/repo/real-cfg'])
+    expect(stubs).toEqual([{ path: '/work/repo/real-cfg/missing', kind: 'directory' }])
+  })
+
+  it("covers what the kernel shows of the host's keyrings", () => {
+    const { args } = buildSandboxProfile(input(), repoFs)
+    expect(pairs(args, '--ro-bind-try')).toEqual(expect.arrayContaining([['/priv/empty', '/proc/keys'], ['/priv/empty', '/proc/key-users']]))
   })
 
   it('ends with seccomp, the status fd, the working directory and the command, after a --', () => {

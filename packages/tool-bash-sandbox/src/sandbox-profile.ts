@@ -1,4 +1,4 @@
-import { isAbsolute, join, relative } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path'
 
 /** What one path is, as `lstat` sees it (a symlink is not followed). */
 export type ProfilePathKind = 'directory' | 'file' | 'symlink' | 'other' | 'missing'
@@ -12,6 +12,11 @@ export interface ProfileFileSystem {
   kind(path: string): ProfilePathKind
   /** `path` with every symlink resolved, or `undefined` when it does not exist. */
   realpath(path: string): string | undefined
+  /**
+   * Whether the executor could make the missing `path` (its deepest existing ancestor is writable). When it could
+   * not, no command can create it there either, and it needs no cover. Default: true.
+   */
+  canCreate?(path: string): boolean
 }
 
 /** The resolved policy the profile enforces: every path absolute and canonical. */
@@ -57,10 +62,16 @@ export interface SandboxProfile {
   /** The arguments of `bwrap`, ending with `--` and the argv. */
   readonly args: readonly string[]
   /**
-   * Paths that do not exist on the host and that bubblewrap creates there as mount points (inside a writable root),
-   * deepest last. The executor removes them when the command has ended.
+   * Mount points that do not exist on the host, inside a writable root: the executor makes them before the command
+   * starts (shallowest first) and removes them once no running command uses them (deepest first).
    */
-  readonly stubs: readonly string[]
+  readonly stubs: readonly SandboxStub[]
+}
+
+/** A mount point the executor makes on the host for one command: an empty directory, or an empty file. */
+export interface SandboxStub {
+  readonly path: string
+  readonly kind: 'directory' | 'file'
 }
 
 /** Secrets that only root can read, hidden from root callers. */
@@ -115,77 +126,201 @@ export function buildSandboxProfile(input: SandboxProfileInput, fs: ProfileFileS
 
   for (const root of policy.writableRoots) args.push('--bind', root, root)
 
-  const stubs: string[] = []
-  const readOnly = (path: string): void => {
-    const kind = fs.kind(path)
-    if (kind === 'missing') return
-    const real = kind === 'symlink' ? fs.realpath(path) : path
-    // A symlink pointing outside the writable roots leads somewhere read-only already.
-    if (real !== undefined && policy.writableRoots.some((root) => isWithin(real, root))) args.push('--ro-bind', real, real)
-  }
+  const shield = new Shield(input, fs)
   for (const entry of policy.readOnlyPaths) {
-    if (isAbsolute(entry)) readOnly(entry)
-    else for (const root of policy.writableRoots) readOnly(join(root, entry))
+    if (isAbsolute(entry)) shield.readOnly(entry)
+    else for (const root of policy.writableRoots) shield.readOnly(join(root, entry))
   }
   if (policy.protectGit) {
     const repositories = new Set(policy.writableRoots)
     if (policy.writableRoots.some((root) => isWithin(input.cwd, root))) repositories.add(input.cwd)
-    for (const directory of repositories) protectGit(directory, input, fs, args, stubs)
+    for (const directory of repositories) shield.git(directory)
   }
-
   const hidden = input.isRoot ? [...policy.hiddenPaths, ...ROOT_ONLY_SECRETS] : policy.hiddenPaths
-  for (const path of new Set(hidden)) {
-    const kind = fs.kind(path)
-    if (kind === 'directory') args.push('--tmpfs', path)
-    else if (kind === 'file' || kind === 'other') args.push('--ro-bind', input.emptyFile, path)
-  }
+  for (const path of new Set(hidden)) shield.hide(path)
+  args.push(...shield.args())
+  // What the kernel shows of the host's keyrings: the names of the host user's session keys (keyctl itself is refused
+  // by seccomp).
+  for (const path of ['/proc/keys', '/proc/key-users']) args.push('--ro-bind-try', input.emptyFile, path)
 
   if (input.seccompFd !== undefined) args.push('--seccomp', String(input.seccompFd))
   if (input.statusFd !== undefined) args.push('--json-status-fd', String(input.statusFd))
   args.push('--chdir', input.cwd, '--', ...input.argv)
-  return Object.freeze({ args: Object.freeze(args), stubs: Object.freeze(stubs) })
+  return Object.freeze({ args: Object.freeze(args), stubs: Object.freeze(shield.stubs) })
 }
 
 /**
- * `.git` of a writable directory: hooks and config (what runs code the next time git runs on the host) read-only.
- * A missing `.git` is covered by an empty read-only directory, so no repository with hooks can be planted there
- * (`git init` inside fails); a missing `hooks` or `config` likewise. Those covers are stubs on the host.
+ * The protections inside the writable roots, built so that no sequence of commands can undo them:
+ *
+ * - every protected path is itself a mount point (a read-only bind, an empty read-only cover, a tmpfs), which the
+ *   kernel refuses to rename, remove or replace (`EBUSY`);
+ * - every directory between its writable root and it is bound onto itself, so it is a mount point too: the model
+ *   cannot rename a parent and carry the protected thing away from the path the next command's profile looks at (nor
+ *   put a look-alike in its place);
+ * - a protected path that does not exist is covered all the same (an empty read-only directory, or file), so it
+ *   cannot be created; the mount point, and any missing directory above it, is made on the host before the command
+ *   starts (a {@link SandboxStub}) and removed after.
+ *
+ * Outside the writable roots everything is read-only already: a hidden path there is covered when it exists, and a
+ * read-only path needs nothing. A protected path that is a symbolic link is protected where it points (the link
+ * itself cannot carry a mount: see the reference page's limits).
  */
-function protectGit(directory: string, input: SandboxProfileInput, fs: ProfileFileSystem, args: string[], stubs: string[]): void {
-  let git = join(directory, '.git')
-  let kind = fs.kind(git)
-  if (kind === 'symlink') {
-    const real = fs.realpath(git)
-    if (real === undefined) {
-      // A dangling link: git would create its target. Keep the link itself from being replaced or followed.
-      args.push('--ro-bind', input.emptyFile, git)
+class Shield {
+  /** Directories to bind onto themselves, by path (made first, shallowest first). */
+  private readonly pinned = new Set<string>()
+  /** The covering mounts, in the order they were asked for. */
+  private readonly covers: string[] = []
+  readonly stubs: SandboxStub[] = []
+  private readonly stubbed = new Set<string>()
+
+  constructor(
+    private readonly input: SandboxProfileInput,
+    private readonly fs: ProfileFileSystem,
+  ) {}
+
+  /** The bwrap operations: the pinned directories (shallowest first), then the covers. */
+  args(): string[] {
+    const pins = [...this.pinned].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0))
+    return [...pins.flatMap((path) => ['--bind', path, path]), ...this.covers]
+  }
+
+  /** Keeps `path` read-only (a file or a directory, or, when missing, an empty read-only directory). */
+  readOnly(path: string): void {
+    const target = this.locate(path)
+    if (target === undefined) return
+    if (target.kind === 'missing') this.cover(target, 'directory')
+    else if (target.kind === 'directory' || target.kind === 'file' || target.kind === 'other') this.mount(target, ['--ro-bind', target.path, target.path])
+  }
+
+  /** Hides `path`: a directory shows empty (a tmpfs), a file empty; a missing one inside a writable root stays missing. */
+  hide(path: string): void {
+    const target = this.locate(path)
+    if (target === undefined) return
+    if (target.kind === 'directory') this.mount(target, ['--tmpfs', target.path])
+    else if (target.kind === 'file' || target.kind === 'other') this.mount(target, ['--ro-bind', this.input.emptyFile, target.path])
+    else if (target.kind === 'missing') this.cover(target, 'directory')
+  }
+
+  /**
+   * `.git` of a writable directory: hooks and config (what runs code the next time git runs on the host) read-only,
+   * and `.git` itself pinned, so it cannot be renamed and replaced by a planted repository. A missing `.git` is covered
+   * by an empty read-only directory, so no repository with hooks can be planted there (`git init` inside fails); a
+   * missing `hooks` or `config` likewise.
+   */
+  git(directory: string): void {
+    const git = this.locate(join(directory, '.git'))
+    if (git === undefined) return
+    if (git.kind === 'missing') return this.cover(git, 'directory')
+    if (git.kind !== 'directory') {
+      // A gitdir pointer (a linked worktree or a submodule) or something odd: it cannot be rewritten to point elsewhere.
+      if (git.kind === 'file' || git.kind === 'other') this.mount(git, ['--ro-bind', git.path, git.path])
       return
     }
-    if (!input.policy.writableRoots.some((root) => isWithin(real, root))) return
-    git = real
-    kind = fs.kind(real)
-  }
-  if (kind === 'missing') {
-    args.push('--ro-bind', input.emptyDirectory, git)
-    stubs.push(git)
-    return
-  }
-  if (kind !== 'directory') {
-    // A gitdir pointer (a linked worktree or a submodule) or something odd: it cannot be rewritten to point elsewhere.
-    args.push('--ro-bind', git, git)
-    return
-  }
-  for (const [name, cover] of [
-    ['hooks', input.emptyDirectory],
-    ['config', input.emptyFile],
-  ] as const) {
-    const path = join(git, name)
-    const existing = fs.kind(path)
-    if (existing === 'missing') {
-      args.push('--ro-bind', cover, path)
-      stubs.push(path)
-    } else {
-      args.push('--ro-bind', path, path)
+    for (const [name, kind] of [
+      ['hooks', 'directory'],
+      ['config', 'file'],
+    ] as const) {
+      const entry = this.locate(join(git.path, name))
+      if (entry === undefined) continue
+      if (entry.kind === 'missing') this.cover(entry, kind)
+      else if (entry.kind !== 'symlink') this.mount(entry, ['--ro-bind', entry.path, entry.path])
     }
+  }
+
+  /**
+   * Where `path` really is: its canonical location (a symlink at the end followed once, missing trailing parts kept),
+   * the innermost writable root that holds it (`undefined` outside every root), and what is there. `undefined` when
+   * nothing there can be protected (a dangling link, a file where a directory would have to be).
+   */
+  private locate(path: string): Located | undefined {
+    const { fs } = this
+    let real: string | undefined = path
+    let kind = fs.kind(path)
+    if (kind === 'missing') {
+      // Through a symlinked parent, the path may exist after all where the link leads.
+      real = canonicalMissing(path, fs)
+      if (real === undefined) return undefined
+      kind = fs.kind(real)
+    }
+    if (kind === 'symlink') {
+      real = fs.realpath(real)
+      if (real === undefined) return undefined
+      kind = fs.kind(real)
+    } else if (kind !== 'missing') {
+      real = fs.realpath(real) ?? real
+    }
+    const root = innermostRoot(real, this.input.policy.writableRoots)
+    return { path: real, kind, root }
+  }
+
+  /** A protection by `operation` at `target`, with its parents pinned when it lies in a writable root. */
+  private mount(target: Located, operation: string[]): void {
+    if (target.root !== undefined) this.pin(target.path, target.root)
+    this.covers.push(...operation)
+  }
+
+  /** Covers a missing `target` with an empty read-only directory or file (only inside a writable root: elsewhere nothing can create it). */
+  private cover(target: Located, kind: 'directory' | 'file'): void {
+    if (target.root === undefined || this.fs.canCreate?.(target.path) === false) return
+    this.pin(target.path, target.root)
+    this.stub(target.path, kind)
+    this.covers.push('--ro-bind', kind === 'directory' ? this.input.emptyDirectory : this.input.emptyFile, target.path)
+  }
+
+  /** Pins every directory strictly between `root` and `path` (making the missing ones as stubs). */
+  private pin(path: string, root: string): void {
+    const parts = relative(root, path).split(sep)
+    let current = root
+    for (const part of parts.slice(0, -1)) {
+      current = join(current, part)
+      if (this.fs.kind(current) === 'missing') this.stub(current, 'directory')
+      this.pinned.add(current)
+    }
+  }
+
+  private stub(path: string, kind: 'directory' | 'file'): void {
+    if (this.stubbed.has(path)) return
+    this.stubbed.add(path)
+    this.stubs.push(Object.freeze({ path, kind }))
+  }
+}
+
+/** A protected path as found: canonical, its writable root (if any), and what is there. */
+interface Located {
+  readonly path: string
+  readonly kind: ProfilePathKind
+  readonly root: string | undefined
+}
+
+function depth(path: string): number {
+  return path.split(sep).length
+}
+
+/** The innermost writable root holding `path`, or `undefined`. */
+function innermostRoot(path: string, roots: readonly string[]): string | undefined {
+  let found: string | undefined
+  for (const root of roots) if (isWithin(path, root) && (found === undefined || root.length > found.length)) found = root
+  return found
+}
+
+/**
+ * The canonical form of a missing `path`: its deepest existing ancestor resolved, the missing rest appended.
+ * `undefined` when that ancestor is not a directory (nothing can be created below it).
+ */
+function canonicalMissing(path: string, fs: ProfileFileSystem): string | undefined {
+  const rest: string[] = []
+  let current = path
+  for (;;) {
+    const parent = dirname(current)
+    rest.unshift(basename(current))
+    if (parent === current) return path
+    const kind = fs.kind(parent)
+    if (kind === 'missing') {
+      current = parent
+      continue
+    }
+    const real = kind === 'directory' ? parent : kind === 'symlink' ? fs.realpath(parent) : undefined
+    if (real === undefined || (kind === 'symlink' && fs.kind(real) !== 'directory')) return undefined
+    return join(real, ...rest)
   }
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { Server, type Socket } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { BashLaunchContext, BashLaunchPlan } from '@dsh/tool-bash'
 import type { CgroupFiles } from './command-cgroups.js'
 import { NetworkProxy } from './network-proxy.js'
@@ -10,7 +10,7 @@ import { ResourceLimiter, type CommandLimits } from './resource-limits.js'
 import type { ResolvedSandboxConfig } from './sandbox-config.js'
 import { BRIDGE_MESSAGE, BRIDGE_FAILED_EXIT, bridgeCommand } from './network-bridge.js'
 import { KNOWN_FAILURES, bwrapLines, locate, proxyEnvironment, readStatus, realFileSystem } from './sandbox-host.js'
-import { buildSandboxProfile, type ProfileFileSystem } from './sandbox-profile.js'
+import { buildSandboxProfile, type ProfileFileSystem, type SandboxStub } from './sandbox-profile.js'
 import { SandboxSetupError } from './sandbox-setup-error.js'
 import { SandboxUnavailableError } from './sandbox-unavailable-error.js'
 import { buildSeccompProgram, currentSeccompArch, encodeSeccompProgram } from './seccomp.js'
@@ -22,6 +22,22 @@ const STATUS_FD = 4
 const PREFLIGHT_TIMEOUT_MS = 20_000
 /** Prints the enforcement facts of the sandboxed shell itself (bash builtins only). */
 const PROBE = 'while read -r key value; do case $key in CapEff:|Seccomp:|NoNewPrivs:) echo "$key $value";; esac; done < /proc/self/status'
+
+/** How long a command's cleanup waits for each of its network bridge and proxy to close before it goes on. */
+const CLEANUP_BOUND_MS = 2_000
+
+/** True when `promise` settles within `ms`; false (and no timer left behind) when it does not. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const bound = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  const settled = promise.then(
+    () => true,
+    () => true,
+  )
+  return Promise.race([settled, bound]).finally(() => clearTimeout(timer))
+}
 
 /** Everything the sandboxed executor owns besides the local executor's job machinery. */
 export class SandboxRuntime {
@@ -46,7 +62,10 @@ export class SandboxRuntime {
   private serial = 0
   /** Whether the last planned command's bridge came up (read by the preflight, which runs one command). */
   private lastBridgeReady = false
+  /** Mount points this executor made on the host, by path: how many running commands use each. */
   private readonly stubs = new Map<string, number>()
+  /** Which of a command's stubs it counted (the rest existed already when it started). */
+  private readonly stubsOf = new WeakMap<readonly SandboxStub[], readonly SandboxStub[]>()
 
   private readonly cgroupFiles: CgroupFiles | undefined
 
@@ -224,6 +243,7 @@ export class SandboxRuntime {
     const fs: ProfileFileSystem = {
       kind: (path) => (liveStubs.has(path) ? 'missing' : realFileSystem.kind(path)),
       realpath: realFileSystem.realpath,
+      canCreate: (path) => realFileSystem.canCreate?.(path) !== false,
     }
     const hidden = [...policy.hiddenPaths, ...this.extraHidden(), directory]
     this.serial += 1
@@ -285,7 +305,15 @@ export class SandboxRuntime {
       void commandLimits?.remove()
       throw error
     }
-    for (const stub of profile.stubs) liveStubs.set(stub, (liveStubs.get(stub) ?? 0) + 1)
+    try {
+      this.makeStubs(profile.stubs)
+    } catch (error) {
+      closeSync(seccompFd)
+      closeSync(statusFd)
+      void proxy?.close()
+      void commandLimits?.remove()
+      throw error
+    }
     let open = true
     const launch = commandLimits?.wrap(context.shell, this.bwrap, profile.args) ?? { file: this.bwrap, args: [...profile.args] }
     return {
@@ -327,9 +355,15 @@ export class SandboxRuntime {
         if (!open) return
         open = false
         if (proxy !== null) {
+          // Bounded: a peer in the sandbox (or a proxy bug) must never keep the call from settling. Past the bound the
+          // proxy's connections are already destroyed; what did not close is logged, and the call settles anyway.
           const listening = bridge as Server | null
-          if (listening !== null) await new Promise((resolve) => listening.close(resolve))
-          await proxy.close()
+          if (listening !== null && !(await settlesWithin(new Promise((resolve) => listening.close(resolve)), CLEANUP_BOUND_MS))) {
+            this.log(`the network bridge of a command did not close within ${CLEANUP_BOUND_MS}ms; the command's result is delivered anyway`)
+          }
+          if (!(await settlesWithin(proxy.close(), CLEANUP_BOUND_MS))) {
+            this.log(`the network proxy of a command did not close within ${CLEANUP_BOUND_MS}ms; the command's result is delivered anyway`)
+          }
         }
         closeSync(seccompFd)
         closeSync(statusFd)
@@ -346,24 +380,64 @@ export class SandboxRuntime {
     return bridgeCommand({ shell, node: this.node, command })
   }
 
-  /** Removes the mount points bubblewrap left on the host once no running command uses them (deepest first). */
-  private releaseStubs(stubs: readonly string[]): void {
-    for (const stub of [...stubs].reverse()) {
-      const count = (this.stubs.get(stub) ?? 1) - 1
+  /**
+   * Makes the mount points of one command's covers on the host (shallowest first), counting the commands that use
+   * each. One that cannot be made throws (the command does not start); those made before it are released.
+   */
+  private makeStubs(stubs: readonly SandboxStub[]): void {
+    const made: SandboxStub[] = []
+    try {
+      for (const stub of stubs) {
+        const count = this.stubs.get(stub.path) ?? 0
+        if (count === 0) {
+          try {
+            if (stub.kind === 'directory') mkdirSync(stub.path, { mode: 0o755 })
+            else closeSync(openSync(stub.path, 'wx', 0o644))
+            // Owned like its parent: a directory made to hold a deeper mount point stays as writable for the command's
+            // user as the directory the command could have made there itself.
+            if (this.isRoot) {
+              const parent = statSync(dirname(stub.path))
+              chownSync(stub.path, parent.uid, parent.gid)
+            }
+          } catch (error) {
+            // Made in the meantime (by the host's user): it is a real path now, covered all the same, and not ours to remove.
+            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+            continue
+          }
+        }
+        this.stubs.set(stub.path, count + 1)
+        made.push(stub)
+      }
+    } catch (error) {
+      this.releaseStubs(made)
+      throw new Error(`the sandbox could not make the mount point ${stubs[made.length]?.path ?? ''} of a protected path: ${(error as Error).message}`, {
+        cause: error,
+      })
+    }
+    this.stubsOf.set(stubs, made)
+  }
+
+  /** Removes the mount points a command made once no running command uses them (deepest first). */
+  private releaseStubs(stubs: readonly SandboxStub[]): void {
+    for (const { path } of [...(this.stubsOf.get(stubs) ?? stubs)].reverse()) {
+      const count = (this.stubs.get(path) ?? 1) - 1
       if (count > 0) {
-        this.stubs.set(stub, count)
+        this.stubs.set(path, count)
         continue
       }
-      this.stubs.delete(stub)
+      this.stubs.delete(path)
       try {
-        const stat = lstatSync(stub)
-        if (stat.isDirectory()) rmdirSync(stub)
-        else if (stat.isFile() && stat.size === 0) unlinkSync(stub)
+        const stat = lstatSync(path)
+        if (stat.isDirectory()) rmdirSync(path)
+        else if (stat.isFile() && stat.size === 0) unlinkSync(path)
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
-        if (code !== 'ENOENT') this.log(`could not remove the sandbox mount point ${stub} (${code ?? String(error)})`)
+        // ENOTEMPTY: a directory made only to hold a mount point deeper down, in which a command wrote files (a
+        // directory it could create anyway): its files are the command's output, left where they are.
+        if (code !== 'ENOENT' && code !== 'ENOTEMPTY') this.log(`could not remove the sandbox mount point ${path} (${code ?? String(error)})`)
       }
     }
+    this.stubsOf.delete(stubs)
   }
 
   private removeDirectory(): void {

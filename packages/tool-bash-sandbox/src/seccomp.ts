@@ -9,6 +9,8 @@
  * wherever it lies (read-only mounts do not stop `connect()`), and so does `socketpair(AF_UNIX, SOCK_DGRAM)`, whose
  * unbound datagram sockets could `sendto()`/`connect()` to any host datagram socket by path. Connected stream and
  * seqpacket pairs stay allowed (pipes of node, python and libuv are made of them; they cannot be re-connected).
+ * `socket(AF_VSOCK, …)` fails with `EPERM` too, whatever the options: vsock is not confined by the network namespace,
+ * so a command in a VM could otherwise reach the hypervisor host's services (an agent, a metadata service).
  * There is no other way to make one: `socketcall` exists only in the 32-bit ABIs (i386 on x86-64, AArch32 on arm64),
  * which the architecture check kills, and `io_uring` (whose `IORING_OP_SOCKET` makes sockets) is denied whole.
  */
@@ -111,8 +113,11 @@ const OFFSET_NR = 0
 const OFFSET_ARCH = 4
 const OFFSET_ARG0_LOW = 16
 const OFFSET_ARG1_LOW = 24
-/** `AF_UNIX` (socket domain) and `SOCK_DGRAM` (socket type; the low 4 bits, without `SOCK_NONBLOCK`/`SOCK_CLOEXEC`). */
-export const SECCOMP_SOCKET = Object.freeze({ AF_UNIX: 1, SOCK_DGRAM: 2, TYPE_MASK: 0xf })
+/**
+ * `AF_UNIX` and `AF_VSOCK` (socket domains) and `SOCK_DGRAM` (socket type; the low 4 bits, without
+ * `SOCK_NONBLOCK`/`SOCK_CLOEXEC`).
+ */
+export const SECCOMP_SOCKET = Object.freeze({ AF_UNIX: 1, AF_VSOCK: 40, SOCK_DGRAM: 2, TYPE_MASK: 0xf })
 /** x32 syscalls have this bit set in `nr` on x86-64. */
 const X32_SYSCALL_BIT = 0x40000000
 
@@ -159,14 +164,14 @@ export function buildSeccompProgram(arch: SeccompArch, options: SeccompProgramOp
     program.push(insn(BPF.JEQ_K, syscallNumber(arch, name), 0, 1), ret(SECCOMP_RET.ERRNO | EPERM))
   }
   program.push(insn(BPF.JEQ_K, syscallNumber(arch, 'clone3'), 0, 1), ret(SECCOMP_RET.ERRNO | ENOSYS))
+  // socket(): the refused domains. Each block ends in a return: the accumulator no longer holds the call number once
+  // an argument is loaded.
+  const refused = options.allowUnixSockets === true ? [SECCOMP_SOCKET.AF_VSOCK] : [SECCOMP_SOCKET.AF_VSOCK, SECCOMP_SOCKET.AF_UNIX]
+  program.push(insn(BPF.JEQ_K, syscallNumber(arch, 'socket'), 0, refused.length + 3), insn(BPF.LD_W_ABS, OFFSET_ARG0_LOW))
+  refused.forEach((domain, index) => program.push(insn(BPF.JEQ_K, domain, refused.length - index, 0)))
+  program.push(ret(SECCOMP_RET.ALLOW), ret(SECCOMP_RET.ERRNO | EPERM))
   if (options.allowUnixSockets !== true) {
-    // Each block ends in a return: the accumulator no longer holds the call number once an argument is loaded.
     program.push(
-      insn(BPF.JEQ_K, syscallNumber(arch, 'socket'), 0, 4),
-      insn(BPF.LD_W_ABS, OFFSET_ARG0_LOW),
-      insn(BPF.JEQ_K, SECCOMP_SOCKET.AF_UNIX, 0, 1),
-      ret(SECCOMP_RET.ERRNO | EPERM),
-      ret(SECCOMP_RET.ALLOW),
       insn(BPF.JEQ_K, syscallNumber(arch, 'socketpair'), 0, 7),
       insn(BPF.LD_W_ABS, OFFSET_ARG0_LOW),
       insn(BPF.JEQ_K, SECCOMP_SOCKET.AF_UNIX, 0, 4),
