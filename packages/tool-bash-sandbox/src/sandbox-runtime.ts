@@ -9,6 +9,7 @@ import { policyBlockNote } from './policy-note.js'
 import { ResourceLimiter, type CommandLimits } from './resource-limits.js'
 import type { ResolvedSandboxConfig } from './sandbox-config.js'
 import { BRIDGE_MESSAGE, BRIDGE_FAILED_EXIT, bridgeCommand } from './network-bridge.js'
+import { closingDescriptors, inheritableDescriptors } from './inherited-descriptors.js'
 import { KNOWN_FAILURES, bwrapLines, locate, proxyEnvironment, readStatus, realFileSystem } from './sandbox-host.js'
 import { buildSandboxProfile, type ProfileFileSystem, type SandboxStub } from './sandbox-profile.js'
 import { SandboxSetupError } from './sandbox-setup-error.js'
@@ -315,7 +316,11 @@ export class SandboxRuntime {
       throw error
     }
     let open = true
-    const launch = commandLimits?.wrap(context.shell, this.bwrap, profile.args) ?? { file: this.bwrap, args: [...profile.args] }
+    const bwrapped = commandLimits?.wrap(context.shell, this.bwrap, profile.args) ?? { file: this.bwrap, args: [...profile.args] }
+    // Only the descriptors the executor passes reach the command: stdio, the seccomp and status descriptors, and the
+    // bridge's channel. Any other this process holds without close-on-exec is closed before bwrap starts.
+    const passed = 3 + 2 + (channel === undefined ? 0 : 1)
+    const launch = closingDescriptors(bwrapped, context.shell, inheritableDescriptors(passed), passed)
     return {
       file: launch.file,
       args: launch.args,
