@@ -234,8 +234,14 @@ class Shield {
    */
   private locate(path: string): Located | undefined {
     const { fs } = this
+    const roots = this.input.policy.writableRoots
     let real: string | undefined = path
     let kind = fs.kind(path)
+    if (innermostRoot(path, roots) === undefined && kind !== 'symlink') {
+      // Outside every writable root nothing a command does can move, replace or create anything: the path is what it
+      // was when the configuration made it canonical, and a missing one needs no cover.
+      return kind === 'missing' ? undefined : { path, kind, root: undefined }
+    }
     if (kind === 'missing') {
       // Through a symlinked parent, the path may exist after all where the link leads.
       real = canonicalMissing(path, fs)
@@ -249,8 +255,7 @@ class Shield {
     } else if (kind !== 'missing') {
       real = fs.realpath(real) ?? real
     }
-    const root = innermostRoot(real, this.input.policy.writableRoots)
-    return { path: real, kind, root }
+    return { path: real, kind, root: innermostRoot(real, roots) }
   }
 
   /** A protection by `operation` at `target`, with its parents pinned when it lies in a writable root. */
