@@ -1,5 +1,5 @@
 // The sandboxed executor (bubblewrap) against the local executor and raw child_process, in one run.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +10,15 @@ import { BIG_COMMAND, OUTPUT_BYTES, rawOutputDiscarded, rawTrue } from '../bash-
 import { defineSuite } from '../harness.js'
 
 const bigCommand = BIG_COMMAND
+
+/** `bwrap --ro-bind / / true`, spawned and awaited: what bubblewrap costs before any profile. */
+function bwrapFloor(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bwrap', ['--ro-bind', '/', '/', '--', 'true'], { stdio: 'ignore' })
+    child.once('error', reject)
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bwrap exited ${code}`))))
+  })
+}
 const scratch = mkdtempSync(join(tmpdir(), 'dsh-bash-sandbox-bench-'))
 const disposers: (() => Promise<void>)[] = []
 
@@ -46,6 +55,21 @@ export default defineSuite({
           'local executor ctx.bash.run': async () => {
             if ((await local.bash.run({ command: 'true' })).exitCode !== 0) throw new Error('true failed')
           },
+          'sandboxed ctx.bash.run': async () => {
+            if ((await sandboxed.bash.run({ command: 'true' })).exitCode !== 0) throw new Error('true failed')
+          },
+          'sandboxed ctx.bash.run, network allow list': async () => {
+            if ((await sandboxedNetwork.bash.run({ command: 'true' })).exitCode !== 0) throw new Error('true failed')
+          },
+          // bubblewrap's own floor on this machine: no namespace but the mount one, one mount, no shell.
+          'bwrap --ro-bind / / true (spawned bare)': bwrapFloor,
+        },
+      },
+      {
+        title: '`true`: the network allow list against the plain sandbox',
+        baseline: 'sandboxed ctx.bash.run',
+        target: { case: 'sandboxed ctx.bash.run, network allow list', maxRatio: 5, label: '≤ 5× the plain sandbox' },
+        cases: {
           'sandboxed ctx.bash.run': async () => {
             if ((await sandboxed.bash.run({ command: 'true' })).exitCode !== 0) throw new Error('true failed')
           },
