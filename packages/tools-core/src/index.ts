@@ -37,6 +37,16 @@ export {
   type NonJsonReason,
 } from './json-snapshot.js'
 export { isEmptyPrototype, SNAPSHOT_PROTOTYPE } from './snapshot-prototype.js'
+export {
+  isTerminalTaskStatus,
+  TASK_ERROR_CODES,
+  TERMINAL_TASK_STATUSES,
+  type TaskProgress,
+  type TaskSnapshot,
+  type TaskStatus,
+  type ToolBackground,
+  type ToolExecutionPolicy,
+} from './task.js'
 export { InvalidErrorCodeError } from './invalid-error-code-error.js'
 export { NonJsonValueError } from './non-json-value-error.js'
 export { ToolContentError, type ToolContentErrorOptions } from './tool-content-error.js'

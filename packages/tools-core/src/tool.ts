@@ -1,4 +1,5 @@
 import type { Agent } from './agent.js'
+import type { ToolExecutionPolicy } from './task.js'
 import type { ContentBlock } from './content.js'
 import type { ToolErrorInfo } from './dsh-error.js'
 import type { ReadonlyJsonValue } from './json.js'
@@ -141,6 +142,12 @@ export interface ToolDefinition extends ToolSchema {
   timeoutMs?: number
   /** True when calls of this tool may run in parallel with other such calls of the same step. */
   concurrencySafe?: boolean
+  /**
+   * Whether and how its calls may run as tasks (in the background), read by the task layer (`@dsh/tool-tasks`);
+   * without the layer every call runs in the foreground. Never sent to the model (`background: 'optional'` makes
+   * `defineTool` add a `run_in_background` parameter, which is).
+   */
+  execution?: ToolExecutionPolicy | undefined
   /**
    * The JSON Schema of the `structuredContent` a successful call returns: an object schema (`type: 'object'`),
    * lossless JSON, checked by the registry at registration. It is never part of the model-facing

@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolArgumentsCheck, ToolDefinition, ToolExecuteObjectReturn, ToolExecution } from '@dsh/tools-core'
+import type { ContentBlock, ToolArgumentsCheck, ToolDefinition, ToolExecuteObjectReturn, ToolExecution, ToolExecutionPolicy } from '@dsh/tools-core'
 import { describe, expectTypeOf, test } from 'vitest'
 import { defineTool, type DefinedTool } from './define-tool.js'
 
@@ -193,6 +193,30 @@ describe('defineTool typing', () => {
         expectTypeOf(args.change).toEqualTypeOf<{ kind: 'a' } | { kind: 'b'; n?: number }>()
         return []
       },
+    })
+  })
+})
+
+describe('execution', () => {
+  test('takes the task policy, and the body sees the declared parameters only', () => {
+    const tool = defineTool({
+      name: 'slow_job',
+      description: 'd',
+      parameters: { size: { type: 'integer', required: true } },
+      execution: { background: 'optional', autoBackgroundAfterMs: 1_000, maxRuntimeMs: 60_000 },
+      execute(args) {
+        expectTypeOf(args).toEqualTypeOf<{ size: number }>()
+        return 'ok'
+      },
+    })
+    expectTypeOf(tool.execution).toEqualTypeOf<ToolExecutionPolicy | undefined>()
+    defineTool({
+      name: 'slow_job',
+      description: 'd',
+      parameters: {},
+      // @ts-expect-error -- not a background mode
+      execution: { background: 'later' },
+      execute: () => 'ok',
     })
   })
 })

@@ -3,6 +3,7 @@ import {
   type ContentBlock,
   type JsonPathSegment,
   type ToolAnnotations,
+  type ToolExecutionPolicy,
   type ToolArgumentsCheck,
   type ToolCallView,
   type ToolDefinition,
@@ -24,6 +25,7 @@ import type { ValueSchemaSpec } from './schema-spec.js'
 import type { StandardSchemaWithJsonSchema } from './standard-schema.js'
 import type { InferValue } from './infer-args.js'
 import { hasStandardProps, readStandardSchema } from './standard-schema-check.js'
+import { MAX_TIMEOUT_MS, readExecutionPolicy, withRunInBackground } from './execution-policy.js'
 import { ToolArgsError } from './tool-args-error.js'
 import { ToolDefinitionError } from './tool-definition-error.js'
 import { ToolOutputError } from './tool-output-error.js'
@@ -43,8 +45,7 @@ import { observedThenable } from './thenable.js'
 /** The names a model may call: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$` (what the major providers accept). */
 export const TOOL_NAME_PATTERN: RegExp = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
 
-/** The largest `timeoutMs`: 2,147,483,647 ms, the most a Node.js timer can wait. */
-export const MAX_TIMEOUT_MS = 2_147_483_647
+export { MAX_TIMEOUT_MS } from './execution-policy.js'
 
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>
@@ -101,6 +102,13 @@ export interface ToolSpecBase<Spec extends ToolParametersSpec> {
    * in parallel, unless `concurrencySafe: false`.
    */
   annotations?: ToolAnnotations
+  /**
+   * Whether and how calls may run as tasks, read by the task layer (`@dsh/tool-tasks`): `background` (`'forbidden'`,
+   * the default; `'optional'`, which adds a `run_in_background` boolean parameter the model may set, checked here
+   * and left out of the arguments the body gets; `'required'`), `autoBackgroundAfterMs` (the foreground budget)
+   * and `maxRuntimeMs`. Never sent to the model.
+   */
+  execution?: ToolExecutionPolicy
   /** How to show the pending call. Only called with arguments that validate; otherwise the wrapper returns `undefined`. */
   presentCall?(args: ToolArgsOf<Spec>): ToolCallView | undefined
 }
@@ -185,6 +193,7 @@ const specKeys: ReadonlySet<string> = new Set([
   'annotations',
   'presentCall',
   'presentResult',
+  'execution',
 ])
 const hintKeys: readonly string[] = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']
 const annotationKeys: ReadonlySet<string> = new Set(['title', ...hintKeys])
@@ -409,13 +418,16 @@ export function defineTool(spec: ToolSpec<ToolParametersSpec, ToolOutputSchemaSp
   const problems: SchemaProblem[] = []
   const schemaProblems: SchemaProblem[] = []
   checkFields(fields, problems)
-  const annotations = readAnnotations(fields.get('annotations'), (segments, message) => problems.push(schemaProblem(segments, message)))
-  const parameters = readToolSchema(fields.get('parameters'), 'parameters', problems, schemaProblems)
+  const report = (segments: JsonPathSegment[], message: string): number => problems.push(schemaProblem(segments, message))
+  const annotations = readAnnotations(fields.get('annotations'), report)
+  const execution = readExecutionPolicy(fields.get('execution'), report)
+  let parameters = readToolSchema(fields.get('parameters'), 'parameters', problems, schemaProblems)
+  if (parameters !== undefined && execution?.background === 'optional') parameters = withRunInBackground(parameters, report)
   const output = checkOutput(fields.get('output'), problems, schemaProblems)
   const name = fields.get('name')
   if (problems.length > 0) throw new ToolDefinitionError(typeof name === 'string' ? name : undefined, [...problems, ...schemaProblems])
   if (schemaProblems.length > 0 || parameters === undefined) throw new JsonSchemaError(schemaProblems)
-  return buildTool(spec, fields, name as string, parameters, output, annotations)
+  return buildTool(spec, fields, name as string, parameters, output, annotations, execution)
 }
 
 function buildTool(
@@ -425,6 +437,7 @@ function buildTool(
   parameters: ToolSchemaCheck,
   output: OutputParts | undefined,
   annotations: ToolAnnotations | undefined,
+  execution: ToolExecutionPolicy | undefined,
 ): DefinedTool<unknown, unknown> {
   const body = fields.get('execute') as AnyFunction
   const presentCall = fields.get('presentCall') as AnyFunction | undefined
@@ -599,6 +612,7 @@ function buildTool(
     ...(concurrencySafe !== undefined ? { concurrencySafe: concurrencySafe as boolean } : {}),
     ...(title !== undefined ? { title: title as string } : {}),
     ...(annotations !== undefined ? { annotations } : {}),
+    ...(execution !== undefined ? { execution } : {}),
     // MCP allows only an object as `outputSchema` (and as `structuredContent`): any other output shape has none.
     ...(output !== undefined && output.schema.jsonSchema['type'] === 'object' ? { outputSchema: output.schema.jsonSchema as ToolOutputSchema } : {}),
     validateArguments,

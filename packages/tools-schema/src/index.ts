@@ -6,6 +6,7 @@ export {
   type CompileOptions,
 } from './compile-schema.js'
 export { defineParameters, defineValueSchema } from './define-parameters.js'
+export { RUN_IN_BACKGROUND } from './execution-policy.js'
 export {
   defineTool,
   MAX_TIMEOUT_MS,
