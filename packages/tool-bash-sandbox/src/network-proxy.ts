@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import { connect, isIP, type Socket } from 'node:net'
+import { Socket, connect, isIP } from 'node:net'
 import type { Duplex } from 'node:stream'
 
 /** One entry of the allow list: a host (exact, or `*.` for any subdomain) and optionally one port. */
@@ -85,6 +85,36 @@ export function isPrivateAddress(address: string): boolean {
 export interface NetworkProxyOptions {
   readonly rules: readonly NetworkAllowRule[]
   readonly resolve?: NetworkResolver | undefined
+  /**
+   * How long a connection from the command may go without a byte moving either way before the proxy closes it (and
+   * its upstream): a stalled request head, a forgotten tunnel, a client that stopped reading. Default
+   * {@link PROXY_IDLE_TIMEOUT_MS}.
+   */
+  readonly idleTimeoutMs?: number | undefined
+  /**
+   * After the proxy has answered a `CONNECT` itself and ended the connection (a 403 refusal, a 502 for a host it could
+   * not reach), how long it waits for the command to close its side before it destroys the socket. Default
+   * {@link PROXY_LINGER_MS}.
+   */
+  readonly lingerMs?: number | undefined
+}
+
+/**
+ * The default {@link NetworkProxyOptions.idleTimeoutMs}: one minute, Node's own default for a request head
+ * (`headersTimeout`), which a server fed through `emit('connection')` never enforces (it starts its connection
+ * checks on `listening`).
+ */
+export const PROXY_IDLE_TIMEOUT_MS = 60_000
+
+/** The default {@link NetworkProxyOptions.lingerMs}: a peer that reads gets a local answer in well under a millisecond. */
+export const PROXY_LINGER_MS = 1_000
+
+/** The longest {@link NetworkProxy.close} waits for the server to report it closed after every socket was destroyed. */
+export const PROXY_CLOSE_BOUND_MS = 1_000
+
+/** The idle timeout's action (one shared listener, so re-arming never adds a second). */
+function cutIdle(this: Socket): void {
+  this.destroy()
 }
 
 const POLICY_TEXT = 'blocked by the sandbox network policy (only the hosts the deployment allowed are reachable; this cannot be changed from a command)'
@@ -95,21 +125,36 @@ const POLICY_TEXT = 'blocked by the sandbox network policy (only the hosts the d
  * the command that caused it. Names are checked against the rules first (a denied name is never resolved), then
  * their addresses against {@link isPrivateAddress}; the connection goes to the checked address, so a second lookup
  * cannot swap it (DNS rebinding).
+ *
+ * No connection outlives its use on the proxy's side, whatever the peer does: every socket it touches (accepted,
+ * tunnelled, upstream, forwarded) is tracked and destroyed by {@link NetworkProxy.close}, which settles within
+ * {@link PROXY_CLOSE_BOUND_MS}; a connection the proxy ends reads and drops what the peer still sends, so the peer's
+ * close is seen and closes it (a `CONNECT` it answered itself is destroyed after
+ * {@link NetworkProxyOptions.lingerMs} at the latest); and one on which nothing moves for
+ * {@link NetworkProxyOptions.idleTimeoutMs} is destroyed.
  */
 export class NetworkProxy {
   /** Every refused connection, in order. */
   readonly denials: NetworkDenial[] = []
   private readonly rules: readonly NetworkAllowRule[]
   private readonly resolve: NetworkResolver
+  private readonly idleTimeoutMs: number
+  private readonly lingerMs: number
   private readonly server: Server
   private readonly sockets = new Set<Duplex>()
+  private closing: Promise<void> | undefined
 
   constructor(options: NetworkProxyOptions) {
     this.rules = options.rules
     this.resolve = options.resolve ?? systemResolver
+    this.idleTimeoutMs = options.idleTimeoutMs ?? PROXY_IDLE_TIMEOUT_MS
+    this.lingerMs = options.lingerMs ?? PROXY_LINGER_MS
     this.server = createServer((request, response) => void this.forward(request, response))
+    // When a request follows a keep-alive answer, Node re-arms the connection's timer with this (0 would turn off the
+    // idle timeout of track() for the rest of the connection).
+    this.server.timeout = this.idleTimeoutMs
     this.server.on('connect', (request: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(request, socket, head))
-    this.server.on('connection', (socket: Socket) => this.track(socket))
+    this.server.on('connection', (socket: Socket) => this.track(socket, { idle: true }))
   }
 
   /** Starts listening on the unix socket `path`. */
@@ -123,21 +168,72 @@ export class NetworkProxy {
     })
   }
 
-  /** Serves one connection accepted elsewhere (the network bridge of a sandboxed command). */
+  /** Serves one connection accepted elsewhere (the network bridge of a sandboxed command); after close(), destroys it. */
   accept(socket: Socket): void {
+    if (this.closing !== undefined) {
+      socket.destroy()
+      return
+    }
     this.server.emit('connection', socket)
   }
 
-  /** Stops listening and cuts every open connection. */
+  /**
+   * Stops listening and destroys every connection, both sides of every tunnel and every forwarded request. Settles
+   * within {@link PROXY_CLOSE_BOUND_MS} whatever the peers do, and leaves no timer behind; later calls return the
+   * same promise.
+   */
   close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy()
-    return new Promise((resolve) => this.server.close(() => resolve()))
+    this.closing ??= new Promise((resolve) => {
+      for (const socket of this.sockets) socket.destroy()
+      // Never awaited without a bound: the server's 'close' waits for its connection count, which a peer could hold.
+      const timer = setTimeout(resolve, PROXY_CLOSE_BOUND_MS)
+      timer.unref()
+      this.server.close(() => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+    return this.closing
   }
 
-  private track(socket: Duplex): void {
-    this.sockets.add(socket)
-    socket.once('close', () => this.sockets.delete(socket))
-    socket.on('error', () => socket.destroy())
+  /**
+   * Counts a socket as the proxy's until it closes (one that comes after close() is destroyed at once); with `idle`,
+   * (re)arms its idle timeout, which destroys it.
+   */
+  private track(socket: Duplex, options: { idle: boolean } = { idle: false }): void {
+    if (this.closing !== undefined) {
+      socket.destroy()
+      return
+    }
+    if (!this.sockets.has(socket)) {
+      this.sockets.add(socket)
+      socket.once('close', () => this.sockets.delete(socket))
+      socket.on('error', () => socket.destroy())
+    }
+    if (options.idle && socket instanceof Socket) {
+      socket.setTimeout(this.idleTimeoutMs)
+      if (!socket.listeners('timeout').includes(cutIdle)) socket.on('timeout', cutIdle)
+    }
+  }
+
+  /**
+   * Ends the proxy's side of a connection and lets it go. What the peer still sends is read and dropped: bytes left
+   * unread in the paused stream would hide the peer's end from it, and a socket that never sees its end never closes.
+   * So the socket closes when the peer closes its side; after an `answer` of the proxy's own, at the latest
+   * {@link NetworkProxyOptions.lingerMs} after the answer was handed to the kernel; otherwise the idle timeout applies.
+   */
+  private release(socket: Duplex, answer?: string): void {
+    if (socket.destroyed) return
+    socket.unpipe()
+    socket.resume()
+    if (answer !== undefined) {
+      socket.once('finish', () => {
+        const timer = setTimeout(() => socket.destroy(), this.lingerMs)
+        timer.unref()
+        socket.once('close', () => clearTimeout(timer))
+      })
+    }
+    if (!socket.writableEnded) socket.end(answer)
   }
 
   /** The address to connect to for `host:port`, or the denial. */
@@ -162,22 +258,34 @@ export class NetworkProxy {
   }
 
   private async tunnel(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    this.track(socket)
+    // The HTTP server has let go of the socket (paused, its listeners removed); ours (track, idle timeout) stay.
+    this.track(socket, { idle: true })
     const target = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(request.url ?? '')
     const host = target?.[1] ?? ''
     const checked = await this.check(host, Number(target?.[2] ?? Number.NaN))
     if ('denial' in checked) {
-      socket.end(`HTTP/1.1 403 Forbidden\r\nX-Proxy-Error: blocked-by-allowlist\r\nContent-Type: text/plain\r\n\r\n${host}: ${POLICY_TEXT}\n`)
+      this.release(socket, `HTTP/1.1 403 Forbidden\r\nX-Proxy-Error: blocked-by-allowlist\r\nContent-Type: text/plain\r\n\r\n${host}: ${POLICY_TEXT}\n`)
       return
     }
+    // Closed, or the command went away, while the name resolved: no upstream is opened for nobody.
+    if (socket.destroyed || this.closing !== undefined) {
+      socket.destroy()
+      return
+    }
+    let established = false
     const upstream = connect(Number(target?.[2]), checked.address, () => {
+      established = true
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
       if (head.length > 0) upstream.write(head)
       upstream.pipe(socket)
       socket.pipe(upstream)
     })
     this.track(upstream)
-    upstream.once('error', () => socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'))
+    upstream.once('close', (hadError: boolean) => {
+      if (!established) this.release(socket, 'HTTP/1.1 502 Bad Gateway\r\n\r\n')
+      else if (hadError) socket.destroy()
+      else this.release(socket)
+    })
     socket.once('close', () => upstream.destroy())
   }
 
@@ -196,6 +304,10 @@ export class NetworkProxy {
       response.writeHead(403, { 'Content-Type': 'text/plain', 'X-Proxy-Error': 'blocked-by-allowlist' }).end(`${url.hostname}: ${POLICY_TEXT}\n`)
       return
     }
+    if (response.destroyed || this.closing !== undefined) {
+      response.destroy()
+      return
+    }
     const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: url.host }
     delete headers['proxy-connection']
     const upstream = httpRequest(
@@ -207,10 +319,13 @@ export class NetworkProxy {
         answer.pipe(response)
       },
     )
+    upstream.once('socket', (socket: Socket) => this.track(socket))
     upstream.once('error', () => {
       if (!response.headersSent) response.writeHead(502, { 'Content-Type': 'text/plain' })
       response.end('the proxy could not reach the host\n')
     })
+    // The command's side gone (closed, idle, the proxy closed): the upstream request goes with it.
+    response.once('close', () => upstream.destroy())
     request.pipe(upstream)
   }
 }
