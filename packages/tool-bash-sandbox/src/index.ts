@@ -8,6 +8,9 @@ export {
 } from './sandbox-config.js'
 export {
   NetworkProxy,
+  PROXY_CLOSE_BOUND_MS,
+  PROXY_IDLE_TIMEOUT_MS,
+  PROXY_LINGER_MS,
   isNetworkAllowed,
   isPrivateAddress,
   parseNetworkAllowEntry,

@@ -360,14 +360,15 @@ export class SandboxRuntime {
         if (!open) return
         open = false
         if (proxy !== null) {
-          // Bounded: a peer in the sandbox (or a proxy bug) must never keep the call from settling. Past the bound the
-          // proxy's connections are already destroyed; what did not close is logged, and the call settles anyway.
+          // The proxy first: closing it destroys every connection the bridge counts, so the bridge then closes at once.
+          // Both waits are bounded: a peer in the sandbox (or a bug) must never keep the call from settling; what did
+          // not close in time is logged, and the call settles anyway.
+          if (!(await settlesWithin(proxy.close(), CLEANUP_BOUND_MS))) {
+            this.log(`the network proxy of a command did not close within ${CLEANUP_BOUND_MS}ms; the command's result is delivered anyway`)
+          }
           const listening = bridge as Server | null
           if (listening !== null && !(await settlesWithin(new Promise((resolve) => listening.close(resolve)), CLEANUP_BOUND_MS))) {
             this.log(`the network bridge of a command did not close within ${CLEANUP_BOUND_MS}ms; the command's result is delivered anyway`)
-          }
-          if (!(await settlesWithin(proxy.close(), CLEANUP_BOUND_MS))) {
-            this.log(`the network proxy of a command did not close within ${CLEANUP_BOUND_MS}ms; the command's result is delivered anyway`)
           }
         }
         closeSync(seccompFd)
