@@ -31,6 +31,12 @@ export function taskIdOf(result: ToolExecutionResult | undefined): string | unde
   return typeof taskId === 'string' ? taskId : undefined
 }
 
+/** The task id in the `meta` of a call that became a task (`@dsh/tool-tasks`). */
+export function taskOfResult(result: ToolExecutionResult | undefined): string | undefined {
+  const task = (result?.meta as { readonly task?: { readonly id?: unknown } } | undefined)?.task
+  return typeof task?.id === 'string' ? task.id : undefined
+}
+
 /** What the script needs from the world outside the model. */
 export interface DemoScriptOptions {
   /**
@@ -41,7 +47,7 @@ export interface DemoScriptOptions {
 }
 
 /**
- * The demo session: twelve model turns that take one tool call through every stage of the pipeline. Turns that
+ * The demo session: fourteen model turns that take one tool call through every stage of the pipeline. Turns that
  * react to a result (the corrected arguments, the fallback to bash, the task id) return no calls when the result
  * is not what they react to, which ends the session early; the demo then reports that it did not go as scripted.
  */
@@ -129,6 +135,17 @@ export function demoSteps(options: DemoScriptOptions): DemoStep[] {
       calls: ({ steps }) => {
         const taskId = taskIdOf(firstResult(steps.at(-2)))
         return taskId === undefined ? [] : [{ name: 'bash_kill', arguments: { task_id: taskId }, expect: 'ok' }]
+      },
+    },
+    {
+      say: 'While I am at it: the archive index needs rebuilding. It takes a while.',
+      calls: [{ name: 'index_archive', arguments: {}, expect: 'ok' }],
+    },
+    {
+      say: 'It moved to the background. I will wait for it to finish.',
+      calls: ({ previous }) => {
+        const taskId = taskOfResult(firstResult(previous))
+        return taskId === undefined ? [] : [{ name: 'task_output', arguments: { task_id: taskId, wait_ms: 10_000 }, expect: 'ok' }]
       },
     },
   ]

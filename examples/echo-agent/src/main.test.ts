@@ -42,6 +42,8 @@ function mask(text: string, workspace: string): string {
     .replaceAll(workspace, '<workspace>')
     .replace(/"pid":\d+/g, '"pid":"<pid>"')
     .replace(/"durationMs":[\d.]+/g, '"durationMs":"<ms>"')
+    .replace(/"(startedAt|endedAt)":\d+/g, '"$1":"<time>"')
+    .replace(/task_[0-9a-f]{6}_/g, 'task_<run>_')
 }
 
 function workspaceOf(text: string): string {
@@ -84,6 +86,8 @@ describe('the demo, as `npm run demo` runs it', () => {
       'call_10a bash ok',
       'call_11a bash_output ok',
       'call_12a bash_kill ok',
+      'call_13a index_archive ok',
+      'call_14a task_output ok',
     ])
     // The redacted credential is nowhere in the event stream, and no canonical value (structuredContent) is persisted.
     expect(run.stdout).not.toContain(FAKE_SECRET)

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { TimeoutPolicy } from '@dsh/timeout-policy'
 import { BashTools, LocalBashExecutor } from '@dsh/tool-bash'
 import { SandboxedBashExecutor } from '@dsh/tool-bash-sandbox'
+import { TaskService } from '@dsh/tool-tasks'
 import type { Agent } from '@dsh/tools-core'
 import { ToolRegistry } from '@dsh/tools-registry'
 import { runScriptedSession, type ScriptedSession } from '@dsh/tools-testing'
@@ -14,6 +15,7 @@ import { createDemoModel } from './demo-model.js'
 import * as demoPolicy from './demo-policy.js'
 import { demoSteps, FAKE_ENV, INITIAL_NOTES, SERVE_SCRIPT, SERVER_READY_FILE } from './demo-script.js'
 import * as echoTool from './echo-tool.js'
+import * as indexArchiveTool from './index-archive-tool.js'
 import { createJsonReporter, createTextReporter } from './reporter.js'
 import * as slowSearchTool from './slow-search-tool.js'
 import * as wordCountTool from './word-count-tool.js'
@@ -49,7 +51,7 @@ export interface DemoOutcome {
 const plainLogs: Exporter = { colors: false, export() {} }
 
 /** The tools the model must be shown; the demo refuses to start without them. */
-export const DEMO_TOOLS = ['echo', 'word_count', 'write_file', 'search_archive', 'bash', 'bash_output', 'bash_kill'] as const
+export const DEMO_TOOLS = ['echo', 'word_count', 'write_file', 'search_archive', 'bash', 'bash_output', 'bash_kill', 'index_archive', 'task_output'] as const
 
 /** Resolves once `path` exists, or after `limitMs` (the script then reads whatever the server has printed). */
 async function waitForFile(path: string, signal: AbortSignal, limitMs = 10_000): Promise<void> {
@@ -104,6 +106,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
         : createTextReporter({ write: options.write, color: options.color === true, lookup: (name) => tools.get(name, agent) })
 
     await ctx.plugin(TimeoutPolicy, { graceMs: 1_000 })
+    // The task layer: a tool that declares execution.background may run in the background (task_output, task_kill,
+    // task_list); its wrapper is the outermost.
+    await ctx.plugin(TaskService)
     // The executor seam (ctx.bash) and the model-facing bash, bash_output and bash_kill tools over it.
     const executorConfig = { cwd: workspace, defaultTimeoutMs: 10_000, killGraceMs: 500 }
     if (options.sandbox === true) await ctx.plugin(SandboxedBashExecutor, executorConfig)
@@ -113,6 +118,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     await ctx.plugin(wordCountTool)
     await ctx.plugin(writeFileTool, { root: workspace })
     await ctx.plugin(slowSearchTool, { timeoutMs: 250 })
+    await ctx.plugin(indexArchiveTool)
     await ctx.plugin(demoPolicy)
     await ctx.plugin(DemoApproval, { onDecision: (request, outcome) => reporter.approval(request, outcome) })
 
