@@ -126,7 +126,7 @@ describe('the definition', () => {
     expect(ToolDefinitionError.isInstance(error)).toBe(true)
     expect((error as ToolDefinitionError).toolName).toBe('bad name')
     expect(problems(error)).toEqual([
-      'timeout: unknown field "timeout" (allowed: name, description, parameters, output, execute, timeoutMs, concurrencySafe, title, annotations, presentCall, presentResult)',
+      'timeout: unknown field "timeout" (allowed: name, description, parameters, output, execute, timeoutMs, concurrencySafe, title, annotations, presentCall, presentResult, execution)',
       'name: must match /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/, got the string "bad name"',
       'description: must be a non-empty string, got the string ""',
       'execute: must be a function, got undefined (not JSON)',
