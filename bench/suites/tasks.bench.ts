@@ -5,7 +5,7 @@ import type { ToolExecutionResult } from '@dsh/tools-core'
 import { ToolRegistry } from '@dsh/tools-registry'
 import { defineTool } from '@dsh/tools-schema'
 import { TaskService, taskOf } from '@dsh/tool-tasks'
-import { Context } from 'cordis'
+import { Context, type Fiber } from 'cordis'
 import { defineSuite } from '../harness.js'
 
 const OUTPUT_BYTES = 200_000_000
@@ -16,7 +16,7 @@ const memoryBudgetBytes = 100 * 1_048_576
 async function load(): Promise<Context> {
   const ctx = new Context()
   await ctx.plugin(ToolRegistry)
-  await ctx.plugin(TaskService, { maxRunningPerAgent: 10_000, maxRunningTotal: 10_000, maxFinishedPerAgent: 10_000, notify: false })
+  layer = await ctx.plugin(TaskService, { maxRunningPerAgent: 10_000, maxRunningTotal: 10_000, maxFinishedPerAgent: 10_000, notify: false })
   ctx.tools.register(
     defineTool({
       name: 'lookup',
@@ -51,6 +51,7 @@ const call = (ctx: Context, name: string, args: unknown): Promise<ToolExecutionR
 const taskId = (result: ToolExecutionResult): string => (result.meta as { task: { id: string } }).task.id
 
 let ctx: Context
+let layer: Fiber | undefined
 
 export default defineSuite({
   name: 'tasks',
@@ -98,7 +99,7 @@ export default defineSuite({
     const growth = peak - before
     const meta = (read.meta as { task: { outputBytes: number } }).task
     if (!text.includes('Its result')) throw new Error('the 200 MB task did not end')
-    await ctx.registry.get(TaskService)?.dispose?.()
+    await layer?.dispose()
     return [
       `- 200 MB through a task: ${meta.outputBytes.toLocaleString('en')} bytes counted, ended in ${(elapsed / 1000).toFixed(1)} s; host RSS grew by at most **${(growth / 1_048_576).toFixed(1)} MB** (target < ${memoryBudgetBytes / 1_048_576} MB: ${growth < memoryBudgetBytes ? 'met' : '**missed**'}).`,
     ].join('\n')
