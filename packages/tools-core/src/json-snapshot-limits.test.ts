@@ -22,6 +22,22 @@ function height(value: unknown): number {
   return 1 + Math.max(0, ...Object.values(value).map(height))
 }
 
+/** `input` passes limits equal to its expanded size and height, and fails each one a unit tighter. */
+function expectExactLimits(input: unknown): void {
+  const size = expandedSize(input)
+  const depth = height(input)
+  expect(snapshotJson(input, { maxSize: size }).ok).toBe(true)
+  // A limit of 0 is not a positive integer (ignored): only sizes above 1 can be one short.
+  if (size > 1) {
+    expect(failure(snapshotJson(input, { maxSize: size - 1 })).reason).toBe('too-large')
+    expect(isJsonValue(input, { maxSize: size - 1 })).toBe(false)
+  }
+  if (depth > 1) {
+    expect(snapshotJson(input, { maxDepth: depth }).ok).toBe(true)
+    expect(failure(snapshotJson(input, { maxDepth: depth - 1 })).reason).toBe('too-deep')
+  } else if (depth === 1) expect(snapshotJson(input, { maxDepth: 1 }).ok).toBe(true)
+}
+
 /** More than 10,000 containers, so that the walk shares (and measures once) what it reaches again. */
 const filler = Array.from({ length: 10_001 }, (_, index) => ({ index }))
 
@@ -122,19 +138,7 @@ describe('snapshotJson refuses values that would expand past the size limit', ()
       fc.property(fc.jsonValue({ maxDepth: 5 }), fc.boolean(), (generated, share) => {
         const value = JSON.parse(JSON.stringify(generated)) as unknown
         // Shared: the same sub-value at three places after the filler, so the walk measures it once and reuses it.
-        const input = share ? [filler, value, { again: value }, [value]] : value
-        const size = expandedSize(input)
-        const depth = height(input)
-        expect(snapshotJson(input, { maxSize: size }).ok).toBe(true)
-        // A limit of 0 is not a positive integer (ignored): only sizes above 1 can be one short.
-        if (size > 1) {
-          expect(failure(snapshotJson(input, { maxSize: size - 1 })).reason).toBe('too-large')
-          expect(isJsonValue(input, { maxSize: size - 1 })).toBe(false)
-        }
-        if (depth > 1) {
-          expect(snapshotJson(input, { maxDepth: depth }).ok).toBe(true)
-          expect(failure(snapshotJson(input, { maxDepth: depth - 1 })).reason).toBe('too-deep')
-        } else if (depth === 1) expect(snapshotJson(input, { maxDepth: 1 }).ok).toBe(true)
+        expectExactLimits(share ? [filler, value, { again: value }, [value]] : value)
       }),
       { numRuns: 200 },
     )
@@ -195,18 +199,7 @@ describe('snapshotJson reuses a finished snapshot as it is, within the limits of
         const made = snapshotJson(JSON.parse(JSON.stringify(generated)) as unknown)
         if (!made.ok) throw new Error('expected a snapshot')
         // Reused at the root, or below two levels of a new value (where its parent counts it once).
-        const input = nest ? { outer: [made.value, 'x'] } : made.value
-        const size = expandedSize(input)
-        const depth = height(input)
-        expect(snapshotJson(input, { maxSize: size }).ok).toBe(true)
-        if (size > 1) {
-          expect(failure(snapshotJson(input, { maxSize: size - 1 })).reason).toBe('too-large')
-          expect(isJsonValue(input, { maxSize: size - 1 })).toBe(false)
-        }
-        if (depth > 1) {
-          expect(snapshotJson(input, { maxDepth: depth }).ok).toBe(true)
-          expect(failure(snapshotJson(input, { maxDepth: depth - 1 })).reason).toBe('too-deep')
-        }
+        expectExactLimits(nest ? { outer: [made.value, 'x'] } : made.value)
       }),
       { numRuns: 300 },
     )

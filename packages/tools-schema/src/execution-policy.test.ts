@@ -1,20 +1,8 @@
 import { snapshotJson } from '@dsh/tools-core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool, type ToolSpec } from './define-tool.js'
-import type { ParameterSchemaSpec } from './schema-spec.js'
-import { ToolDefinitionError } from './tool-definition-error.js'
-import { execution } from './test-support.js'
-
-function problemsOf(spec: Record<string, unknown>): string[] {
-  try {
-    defineTool(spec as unknown as ToolSpec<ParameterSchemaSpec>)
-  } catch (error) {
-    if (ToolDefinitionError.isInstance(error)) return error.problems.map((problem) => `${problem.path}: ${problem.message}`)
-    throw error
-  }
-  throw new Error('defineTool accepted the spec')
-}
+import { defineTool } from './define-tool.js'
+import { definitionProblems, execution } from './test-support.js'
 
 const base = { name: 'slow_job', description: 'Runs a slow job.', parameters: { size: { type: 'integer', required: true } }, execute: () => 'ok' }
 
@@ -28,14 +16,14 @@ describe('execution: how calls may run as tasks', () => {
   })
 
   test('reports every wrong field, with its path', () => {
-    expect(problemsOf({ ...base, execution: { background: 'later', autoBackgroundAfterMs: -1, maxRuntimeMs: 1.5, when: 1 } })).toEqual([
+    expect(definitionProblems({ ...base, execution: { background: 'later', autoBackgroundAfterMs: -1, maxRuntimeMs: 1.5, when: 1 } })).toEqual([
       "execution.background: must be 'forbidden', 'optional' or 'required', got the string \"later\"",
       'execution.autoBackgroundAfterMs: must be a positive integer of milliseconds ≤ 2147483647, got the number -1',
       'execution.maxRuntimeMs: must be a positive integer of milliseconds ≤ 2147483647, got the number 1.5',
       'execution.when: unknown field "when" (allowed: background, autoBackgroundAfterMs, maxRuntimeMs)',
     ])
-    expect(problemsOf({ ...base, execution: 'background' })[0]).toMatch(/^execution: must be an object/)
-    expect(problemsOf({ ...base, execution: { autoBackgroundAfterMs: 500 } })).toEqual([
+    expect(definitionProblems({ ...base, execution: 'background' })[0]).toMatch(/^execution: must be an object/)
+    expect(definitionProblems({ ...base, execution: { autoBackgroundAfterMs: 500 } })).toEqual([
       "execution.autoBackgroundAfterMs: needs background: 'optional' or 'required' (a forbidden background never moves a call there)",
     ])
   })
@@ -84,7 +72,7 @@ describe('execution: how calls may run as tasks', () => {
   })
 
   test('a parameter of the same name is refused, naming why', () => {
-    expect(problemsOf({ ...base, parameters: { run_in_background: { type: 'boolean' } }, execution: { background: 'optional' } })).toEqual([
+    expect(definitionProblems({ ...base, parameters: { run_in_background: { type: 'boolean' } }, execution: { background: 'optional' } })).toEqual([
       "parameters.run_in_background: is reserved by execution.background 'optional', which adds it (rename the parameter, or drop 'optional')",
     ])
     // Without 'optional' the name is the tool's own.
