@@ -397,8 +397,8 @@ export class SandboxRuntime {
         const count = this.stubs.get(stub.path) ?? 0
         if (count === 0) {
           try {
-            if (stub.kind === 'directory') mkdirSync(stub.path, { mode: 0o755 })
-            else closeSync(openSync(stub.path, 'wx', 0o644))
+            if (stub.kind === 'directory') mkdirSync(stub.path, { mode: 0o700 })
+            else closeSync(openSync(stub.path, 'wx', 0o600))
             // Owned like its parent: a directory made to hold a deeper mount point stays as writable for the command's
             // user as the directory the command could have made there itself.
             if (this.isRoot) {
