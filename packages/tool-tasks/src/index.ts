@@ -24,6 +24,7 @@ export {
 export { TaskLayerConfigError } from './task-layer-config-error.js'
 export { resolveTaskLayerConfig, TASK_LAYER_DEFAULTS, type ResolvedTaskLayerConfig, type TaskLayerConfig } from './task-config.js'
 export { taskOf, type TaskContext } from './task-context.js'
+export { taskCard } from './task-tools.js'
 export { TaskError, type TaskErrorCode } from './task-error.js'
 export type { OutputRead } from './task-output.js'
 export { MAX_WAIT_MS, TaskService, type TaskRead, type TaskReadOptions } from './task-service.js'

@@ -229,6 +229,37 @@ describe('reading a task', () => {
   })
 })
 
+describe('the task card', () => {
+  it("task_output and task_kill present their result as a task card: the task's id, tool, status and progress", async () => {
+    const { tools } = await setup()
+    const gate = deferred()
+    tools.register(
+      defineTool({
+        name: 'reporter',
+        description: 'Reports progress.',
+        parameters: {},
+        execution: { background: 'required' },
+        async execute(_args, exec) {
+          taskOf(exec)?.status('halfway')
+          taskOf(exec)?.progress({ progress: 1, total: 2 })
+          await gate.promise
+          return 'reported'
+        },
+      }),
+    )
+    const id = taskIdOf(await call(tools, 'reporter', {}))
+    const read = await call(tools, 'task_output', { task_id: id })
+    const card = tools.get('task_output')?.presentResult?.({ task_id: id }, read)
+    expect(card).toEqual({ card: 'task', title: `Task ${id} (reporter)`, taskId: id, status: 'working', statusMessage: 'halfway', progress: { progress: 1, total: 2 } })
+    const killed = await call(tools, 'task_kill', { task_id: id })
+    expect(tools.get('task_kill')?.presentResult?.({ task_id: id }, killed)).toMatchObject({ card: 'task', status: 'cancelled' })
+    // A failure (an unknown id) keeps the generic card.
+    const unknown = await call(tools, 'task_output', { task_id: 'task_none' })
+    expect(tools.get('task_output')?.presentResult?.({ task_id: 'task_none' }, unknown)).toBeUndefined()
+    gate.resolve()
+  })
+})
+
 describe('stopping a task', () => {
   it('task_kill stops a cooperative body: cancelled, and said so', async () => {
     const { tools, settled } = await setup()

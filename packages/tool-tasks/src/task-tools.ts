@@ -1,4 +1,5 @@
-import type { ContentBlock } from '@dsh/tools-core'
+import type { ContentBlock, TaskSnapshot, ToolResult, ToolResultView } from '@dsh/tools-core'
+import { taskResult } from '@dsh/tools-presentation'
 import { defineTool, type DefinedTool } from '@dsh/tools-schema'
 import type { TaskRead, TaskService } from './task-service.js'
 
@@ -20,6 +21,7 @@ export function createTaskTools(tasks: TaskService): DefinedTool<unknown, unknow
       const read = await tasks.read(args.task_id, exec.agent, { since: args.since, waitMs: args.wait_ms })
       return { content: render(read), meta: { task: { ...read.task }, ...(read.output === undefined ? {} : { cursor: read.output.next }) } }
     },
+    presentResult: (_args, result) => taskCard(result),
   })
   const taskKill = defineTool({
     name: 'task_kill',
@@ -34,6 +36,7 @@ export function createTaskTools(tasks: TaskService): DefinedTool<unknown, unknow
           : `Task ${task.id} was told to stop but had not stopped after ${tasks.config.killGraceMs} ms: it may still be running, and its side effects may still take effect. It is recorded as cancelled.`
       return { content: [{ type: 'text', text }], meta: { task: { ...task } } }
     },
+    presentResult: (_args, result) => taskCard(result),
   })
   const taskList = defineTool({
     name: 'task_list',
@@ -52,6 +55,22 @@ export function createTaskTools(tasks: TaskService): DefinedTool<unknown, unknow
     },
   })
   return [taskOutput, taskKill, taskList] as DefinedTool<unknown, unknown>[]
+}
+
+/**
+ * The `task` card of a `task_output` or `task_kill` result, from the task snapshot in its `meta` (the output shown is
+ * the result's text); `undefined` (the generic card) for a failure, or a result without one.
+ */
+export function taskCard(result: ToolResult): ToolResultView | undefined {
+  const task = (result.meta as { task?: Partial<TaskSnapshot> } | undefined)?.task
+  if (result.isError || task === undefined || typeof task.id !== 'string' || typeof task.status !== 'string') return undefined
+  return taskResult({
+    title: `Task ${task.id}${typeof task.tool === 'string' ? ` (${task.tool})` : ''}`,
+    taskId: task.id,
+    status: task.status,
+    ...(typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
+    ...(task.progress === undefined ? {} : { progress: task.progress }),
+  })
 }
 
 /** What `task_output` shows: a status line, the output read, and the final result once the task ended. */

@@ -58,6 +58,7 @@ export type {
   GenericCallView,
   GenericResultView,
   TerminalCallView,
+  TaskResultView,
   TerminalResultView,
   ToolCallKind,
   ToolCallView,

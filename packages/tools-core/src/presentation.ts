@@ -1,4 +1,5 @@
 import type { ContentBlock } from './content.js'
+import type { TaskProgress, TaskStatus } from './task.js'
 
 /** What a call does, so a UI can pick an icon. */
 export type ToolCallKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'fetch' | 'other'
@@ -100,8 +101,30 @@ export interface DiffResultView {
   diffs: FileDiff[]
 }
 
+/**
+ * A task of the task layer (`@dsh/tool-tasks`), as a completed `task_output`, `task_kill` or `task_list` call shows
+ * it: the task's id and status, its status message and progress, and the tail of the output read. A result-only card
+ * (the pending call keeps its own).
+ */
+export interface TaskResultView {
+  /** Discriminant. */
+  card: 'task'
+  /** Replaces the pending title. */
+  title?: string
+  /** The task's id. */
+  taskId: string
+  /** Where the task is. */
+  status: TaskStatus
+  /** The task's last status message. */
+  statusMessage?: string
+  /** The task's last progress report. */
+  progress?: TaskProgress
+  /** The output this read returned (the card shows its tail). */
+  output?: string
+}
+
 /** How a tool wants its completed call shown: a `card`-tagged render intent. */
-export type ToolResultView = GenericResultView | TerminalResultView | DiffResultView
+export type ToolResultView = GenericResultView | TerminalResultView | DiffResultView | TaskResultView
 
 /** The card kinds of the vocabulary. */
 export type ToolCardKind = ToolCallView['card']

@@ -292,6 +292,18 @@ export function toAcpToolCallUpdate(input: AcpToolResultInput, options: AcpMappi
     case 'diff':
       update.content = diffItems(view.diffs, cwd)
       break
+    case 'task': {
+      const progress = view.progress
+      const amount =
+        progress === undefined
+          ? ''
+          : ` (${progress.total === undefined ? progress.progress : `${progress.progress}/${progress.total}`}${progress.message === undefined ? '' : ` ${progress.message}`})`
+      const heading = `Task ${view.taskId}: ${view.status.replace('_', ' ')}${view.statusMessage === undefined ? '' : ` — ${view.statusMessage}`}${amount}`
+      const output = view.output ?? contentText(result.content)
+      const text = output.length === 0 ? markdownLine(heading) : `${markdownLine(heading)}\n\n${fencedBlock(output, 'console')}`
+      update.content = [{ type: 'content', content: { type: 'text', text } }]
+      break
+    }
     case 'terminal': {
       const output = view.output ?? contentText(result.content)
       if (options.terminalOutput === true && call.card === 'terminal') {

@@ -1,4 +1,7 @@
 import type {
+  TaskProgress,
+  TaskResultView,
+  TaskStatus,
   ContentBlock,
   DiffCallView,
   DiffResultView,
@@ -69,6 +72,22 @@ export interface TerminalResultInput {
   signal?: string | null | undefined
   /** True when the command ran past its timeout and was stopped. */
   timedOut?: boolean | undefined
+}
+
+/** What {@link taskResult} takes. */
+export interface TaskResultInput {
+  /** Replaces the pending title. */
+  title?: string | undefined
+  /** The task's id. */
+  taskId: string
+  /** Where the task is. */
+  status: TaskStatus
+  /** The task's last status message. */
+  statusMessage?: string | undefined
+  /** The task's last progress report. */
+  progress?: TaskProgress | undefined
+  /** The output to show (its tail); a consumer defaults it to the result's text. */
+  output?: string | undefined
 }
 
 /** What {@link diffResult} takes. */
@@ -147,6 +166,19 @@ export function terminalResult(input: TerminalResultInput = {}): TerminalResultV
   if (input.exitCode !== undefined) view.exitCode = input.exitCode
   if (input.signal !== undefined) view.signal = input.signal
   if (input.timedOut !== undefined) view.timedOut = input.timedOut
+  return view
+}
+
+/** A `task` completed card (the task layer's tools): the task's status, message, progress and the tail of its output. */
+export function taskResult(input: TaskResultInput): TaskResultView {
+  const view: TaskResultView = { card: 'task', taskId: input.taskId, status: input.status }
+  if (input.title !== undefined) view.title = input.title
+  if (input.statusMessage !== undefined) view.statusMessage = input.statusMessage
+  if (input.progress !== undefined) {
+    const { progress, total, message } = input.progress
+    view.progress = { progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) }
+  }
+  if (input.output !== undefined) view.output = input.output
   return view
 }
 

@@ -50,6 +50,7 @@ const RESULT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   generic: ['title'],
   terminal: ['title', 'output', 'exitCode', 'signal', 'timedOut'],
   diff: ['title'],
+  task: ['title', 'taskId', 'status', 'statusMessage', 'output'],
 }
 
 /** What something threw, as one short, printable line; never throws itself. */
@@ -196,6 +197,11 @@ function copyCard(value: unknown, phase: 'call' | 'result', seen: { card?: strin
   } else if (card === 'diff') {
     addList(source, 'diffs', copy, copyDiff)
     if (phase === 'call') addList(source, 'locations', copy, copyLocation)
+  } else if (card === 'task') {
+    const raw = own(source, 'progress', [])
+    const progress = record(raw, ['progress'])
+    if (progress !== undefined) copyFields(progress, ['progress', 'total', 'message'], (copy['progress'] = {}) as Fields, ['progress'])
+    else if (raw !== undefined) copy['progress'] = scalar(raw, ['progress'])
   }
   return copy
 }

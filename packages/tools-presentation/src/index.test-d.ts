@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type {
+  TaskResultView,
   DiffCallView,
   DiffResultView,
   GenericCallView,
@@ -12,6 +13,7 @@ import type {
 } from '@dsh/tools-core'
 import { describe, expectTypeOf, it } from 'vitest'
 import {
+  taskResult,
   diffCall,
   diffResult,
   genericCall,
@@ -85,5 +87,16 @@ describe('ACP types', () => {
     expectTypeOf(toAcpToolCallUpdate).returns.toEqualTypeOf<AcpToolCallUpdate>()
     const update = toAcpToolCall({ toolCallId: 'c', view: genericCall({ title: 't' }) }, { cwd: '/w' })
     expectTypeOf(toAcpSessionNotification('s', update)).toEqualTypeOf<AcpSessionNotification<AcpToolCall>>()
+  })
+})
+
+describe('the task card', () => {
+  it('is a result card only, with a typed status', () => {
+    const card = taskResult({ taskId: 't', status: 'working' })
+    expectTypeOf(card).toEqualTypeOf<TaskResultView>()
+    expectTypeOf(card).toExtend<ToolResultView>()
+    expectTypeOf<TaskResultView>().not.toExtend<ToolCallView>()
+    // @ts-expect-error -- not a task status
+    taskResult({ taskId: 't', status: 'done' })
   })
 })

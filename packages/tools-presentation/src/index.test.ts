@@ -42,6 +42,7 @@ describe('package exports', () => {
         'renderToolResult',
         'resolveSessionPath',
         'shouldUseColor',
+        'taskResult',
         'terminalCall',
         'terminalResult',
         'terminalResultFromMeta',

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { diffCall, diffResult, fileDiff, genericCall, genericResult, terminalCall } from './card-builders.js'
+import { diffCall, diffResult, fileDiff, genericCall, genericResult, taskResult, terminalCall } from './card-builders.js'
 import { renderToolCall, renderToolResult } from './render-card.js'
 import { terminalResultFromMeta, terminalResultMeta } from './terminal-result-meta.js'
 
@@ -39,6 +39,10 @@ describe('README terminal rendering', () => {
       renderToolResult(bashResult, { ...plain, call: bash }),
       renderToolCall(edit, plain),
       renderToolResult(diffResult({ diffs: [change] }), { ...plain, call: edit }),
+      renderToolResult(
+        taskResult({ title: 'Task task_3f9a1c_2 (build_site)', taskId: 'task_3f9a1c_2', status: 'working', statusMessage: 'rendering pages', progress: { progress: 41, total: 120 } }),
+        { ...plain, call: genericCall({ title: 'task_output' }), result: { content: [{ type: 'text', text: 'built /index.html\nbuilt /guide.html' }], isError: false } },
+      ),
     ]
     for (const lines of expected) expect(readme).toContain(block(lines))
   })

@@ -1,4 +1,4 @@
-import type { ContentBlock, FileDiff, ToolCallKind, ToolCallView, ToolResult, ToolResultView } from '@dsh/tools-core'
+import type { ContentBlock, FileDiff, TaskResultView, ToolCallKind, ToolCallView, ToolResult, ToolResultView } from '@dsh/tools-core'
 import { detachCallView, detachResultView, snapshotResult } from './card-snapshot.js'
 import { contentText } from './content-text.js'
 import { fileDiffHunks } from './diff-hunks.js'
@@ -245,7 +245,11 @@ export function renderToolCall(view: ToolCallView, options: RenderCallOptions = 
   return lines.map((line) => emitLine(line, color))
 }
 
+/** The pill tone of each task status. */
+const TASK_TONES: Readonly<Record<string, Tone>> = { working: 'cyan', input_required: 'yellow', completed: 'green', failed: 'red', cancelled: 'yellow' }
+
 function resultPill(view: ToolResultView, isError: boolean): [string[], Tone] {
+  if (view.card === 'task') return [[`task ${view.status.replace('_', ' ')}`], TASK_TONES[view.status] ?? 'dim']
   if (view.card === 'terminal') {
     if (view.timedOut === true) return [['timed out'], 'yellow']
     // The signal is its own piece: a carriage return in it cannot overwrite "killed by" into something else.
@@ -289,6 +293,24 @@ export function renderToolResult(view: ToolResultView, options: RenderResultOpti
     case 'diff':
       lines.push(...diffLines(card.diffs, limits.maxDiffLines))
       break
+    case 'task':
+      lines.push(...taskLines(card, result.content, limits.tailLines))
+      break
   }
   return lines.map((line) => emitLine(line, color))
+}
+
+/** A task card's body: its id and status message, its progress, then the tail of the output (the result's text by default). */
+function taskLines(card: TaskResultView, content: readonly ContentBlock[], tailLines: number): Line[] {
+  const lines: Line[] = [[INDENT, tone('dim', 'task'), ' ', card.taskId, ...(card.statusMessage === undefined ? [] : [tone('dim', ' — '), card.statusMessage])]]
+  const progress = card.progress
+  if (progress !== undefined) {
+    const amount = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
+    lines.push([INDENT, tone('dim', 'progress'), ' ', amount, ...(progress.message === undefined ? [] : [' ', progress.message])])
+  }
+  const output = splitLines(card.output ?? contentText(content))
+  const hidden = Math.max(0, output.length - tailLines)
+  if (hidden > 0) lines.push([INDENT, tone('dim', `… ${plural(hidden, 'earlier line')}`)])
+  for (const line of output.slice(hidden)) lines.push(line.length > 0 ? [INDENT, tone('dim', '│'), ' ', line] : [INDENT, tone('dim', '│')])
+  return lines
 }

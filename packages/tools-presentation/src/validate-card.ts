@@ -12,7 +12,10 @@ const TOOL_CALL_KINDS: ReadonlySet<string> = new Set([
   'fetch',
   'other',
 ])
-const CARD_KINDS: ReadonlySet<string> = new Set(['generic', 'terminal', 'diff'])
+const CARD_KINDS: ReadonlySet<string> = new Set(['generic', 'terminal', 'diff', 'task'])
+/** Cards a completed call may use but a pending one may not. */
+const RESULT_ONLY_CARDS: ReadonlySet<string> = new Set(['task'])
+const TASK_STATUSES: ReadonlySet<unknown> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled'])
 /** ACP carries line numbers as `uint32`. */
 const MAX_LINE = 4_294_967_295
 
@@ -163,6 +166,9 @@ function checkCard(value: unknown, phase: 'call' | 'result'): CardError | undefi
   if (typeof card !== 'string' || !CARD_KINDS.has(card)) {
     return new UnknownCardError({ card, path: 'card', reason: `"card" is ${describeValue(card)}` })
   }
+  if (phase === 'call' && RESULT_ONLY_CARDS.has(card)) {
+    return new UnknownCardError({ card, path: 'card', reason: `"${card}" is a card for completed calls only` })
+  }
   const issue = phase === 'call' ? checkCallFields(card, value) : checkResultFields(card, value)
   if (issue === undefined) return undefined
   return new InvalidCardError({ card, path: formatJsonPath(issue.path), reason: issue.reason })
@@ -207,9 +213,30 @@ function checkResultFields(card: string, fields: Fields): Issue | undefined {
       }
       return undefined
     }
+    case 'task':
+      return checkTaskFields(fields)
     default:
       return checkArray(fields, 'diffs', [], true, checkFileDiff)
   }
+}
+
+function checkTaskFields(fields: Fields): Issue | undefined {
+  const status = optional(fields, 'status')
+  if (!TASK_STATUSES.has(status)) {
+    return { path: ['status'], reason: `expected working, input_required, completed, failed or cancelled, got ${describeValue(status)}` }
+  }
+  const issue = checkString(fields, 'taskId', [], true) ?? checkString(fields, 'statusMessage', [], false) ?? checkString(fields, 'output', [], false)
+  if (issue !== undefined) return issue
+  const progress = optional(fields, 'progress')
+  if (progress === undefined) return undefined
+  if (!isRecord(progress)) return { path: ['progress'], reason: `expected an object, got ${describeValue(progress)}` }
+  for (const key of ['progress', 'total'] as const) {
+    const value = optional(progress, key)
+    if ((key === 'progress' || value !== undefined) && (typeof value !== 'number' || !Number.isFinite(value))) {
+      return { path: ['progress', key], reason: `expected a finite number, got ${describeValue(value)}` }
+    }
+  }
+  return checkString(progress, 'message', ['progress'], false)
 }
 
 /**
