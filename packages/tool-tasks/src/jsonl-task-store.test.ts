@@ -422,20 +422,32 @@ function liveAfter(last: number): string[] {
   return ids
 }
 
-/** Transpiles the store's source into `folder` for a plain `node` child, with `@dsh/tools-core` as a file URL. */
+/**
+ * Transpiles the store's source, and every module of this package it imports, into `folder` for a plain `node` child,
+ * with `@dsh/tools-core` as a file URL. Returns the store module's URL.
+ */
 function transpileStore(folder: string): string {
   const require = createRequire(import.meta.url)
   const corePackage = require.resolve('@dsh/tools-core/package.json')
   const coreEntry = (JSON.parse(readFileSync(corePackage, 'utf8')) as { exports: { '.': { import: string } } }).exports['.'].import
-  const source = readFileSync(fileURLToPath(new URL('./jsonl-task-store.ts', import.meta.url)), 'utf8')
-  const output = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-  }).outputText
-  const linked = output.replaceAll("from '@dsh/tools-core'", `from ${JSON.stringify(pathToFileURL(join(dirname(corePackage), coreEntry)).href)}`)
-  expect(linked).not.toMatch(/from '(?!file:|node:)/) // every import resolved: node:* and the core's file URL only
-  const target = join(folder, 'jsonl-task-store.mjs')
-  writeFileSync(target, linked)
-  return pathToFileURL(target).href
+  const coreUrl = JSON.stringify(pathToFileURL(join(dirname(corePackage), coreEntry)).href)
+  writeFileSync(join(folder, 'package.json'), '{ "type": "module" }\n')
+  const pending = ['jsonl-task-store']
+  const done = new Set<string>()
+  while (pending.length > 0) {
+    const name = pending.pop() as string
+    if (done.has(name)) continue
+    done.add(name)
+    const source = readFileSync(fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), 'utf8')
+    const output = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+    }).outputText
+    const linked = output.replaceAll("from '@dsh/tools-core'", `from ${coreUrl}`)
+    for (const [, sibling] of linked.matchAll(/from '\.\/([a-z-]+)\.js'/g)) pending.push(sibling as string)
+    expect(linked).not.toMatch(/from '(?!file:|node:|\.\/)/) // every import resolved: node:*, the core's file URL, and siblings
+    writeFileSync(join(folder, `${name}.js`), linked)
+  }
+  return pathToFileURL(join(folder, 'jsonl-task-store.js')).href
 }
 
 /**
