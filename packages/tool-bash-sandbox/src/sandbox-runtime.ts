@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, closeSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, openSync, realpathSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { Server, type Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import type { BashLaunchContext, BashLaunchPlan } from '@dsh/tool-bash'
@@ -396,14 +396,18 @@ export class SandboxRuntime {
       for (const stub of stubs) {
         const count = this.stubs.get(stub.path) ?? 0
         if (count === 0) {
+          // The profile's paths are canonical: a parent that no longer resolves to itself was swapped for a link since
+          // (by a command running now), and nothing is made through it.
+          const parent = dirname(stub.path)
+          if (realpathSync.native(parent) !== parent) throw new Error(`${parent} changed while the command was being set up`)
           try {
             if (stub.kind === 'directory') mkdirSync(stub.path, { mode: 0o700 })
             else closeSync(openSync(stub.path, 'wx', 0o600))
             // Owned like its parent: a directory made to hold a deeper mount point stays as writable for the command's
             // user as the directory the command could have made there itself.
             if (this.isRoot) {
-              const parent = statSync(dirname(stub.path))
-              chownSync(stub.path, parent.uid, parent.gid)
+              const owner = statSync(parent)
+              lchownSync(stub.path, owner.uid, owner.gid)
             }
           } catch (error) {
             // Made in the meantime (by the host's user): it is a real path now, covered all the same, and not ours to remove.
