@@ -539,4 +539,27 @@ describe('unloading', () => {
     expect(signals[0]?.aborted).toBe(true)
     expect(tools.schemas().map((schema) => schema.name)).toEqual(['sleeper'])
   })
+
+  it('stops a call still in its foreground budget too', async () => {
+    const { tools, unload } = await setup()
+    const signals: AbortSignal[] = []
+    tools.register(
+      defineTool({
+        name: 'patient',
+        description: 'Waits.',
+        parameters: {},
+        execution: { background: 'optional', autoBackgroundAfterMs: 60_000 },
+        execute: (_args, exec) => {
+          const signal = taskOf(exec)?.signal as AbortSignal
+          signals.push(signal)
+          return new Promise<string>((resolve) => signal.addEventListener('abort', () => resolve('stopped')))
+        },
+      }),
+    )
+    const pending = call(tools, 'patient', {})
+    await pause(10)
+    await unload()
+    expect(signals[0]?.aborted).toBe(true)
+    expect(text(await pending)).toBe('stopped')
+  })
 })

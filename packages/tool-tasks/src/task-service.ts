@@ -85,6 +85,8 @@ export class TaskService extends Service {
   private readonly timers = new Map<Task, NodeJS.Timeout[]>()
   /** The background tasks still running (the caps count them). */
   private readonly running = new Set<Task>()
+  /** Calls still in their foreground budget, which may become tasks (stopped with the rest on unload). */
+  private readonly foreground = new Set<Task>()
   /** Finished background tasks whose result their owner has not read, per owner (agent objects weakly), oldest first. */
   private readonly unreadByAgent = new WeakMap<Agent, Set<Task>>()
   private readonly unreadById = new Map<string | null, Set<Task>>()
@@ -205,6 +207,7 @@ export class TaskService extends Service {
       if (problem !== undefined) return limitResult(exec, problem)
     }
     const task = this.create(exec)
+    this.foreground.add(task)
     const received = exec.signal
     const onCallerAbort = (): void => {
       if (!task.background) task.controller.abort(received.reason)
@@ -241,6 +244,7 @@ export class TaskService extends Service {
   }
 
   private finishInForeground(task: Task, result: ToolExecutionResult): ToolExecutionResult {
+    this.foreground.delete(task)
     this.clearTimers(task)
     task.output?.dispose()
     return result
@@ -266,6 +270,7 @@ export class TaskService extends Service {
   }
 
   private moveToBackground(task: Task): void {
+    this.foreground.delete(task)
     task.background = true
     this.tasks.set(task.id, task)
     if (!task.terminal) this.running.add(task)
@@ -489,9 +494,14 @@ export class TaskService extends Service {
   /** Unload: every running task is stopped (no notice), timers cleared, spill files removed, the store closed. */
   private dispose(): void {
     if (this.disposed) return
-    for (const task of this.tasks.values()) {
+    for (const task of [...this.tasks.values(), ...this.foreground]) {
       if (!task.terminal) this.stop(task, 'cancelled', { name: 'TaskError', code: 'ABORTED' }, new Error('the task layer was unloaded'))
     }
+    for (const task of this.foreground) {
+      this.clearTimers(task)
+      task.output?.dispose()
+    }
+    this.foreground.clear()
     this.disposed = true
     for (const task of this.tasks.values()) {
       this.clearTimers(task)
