@@ -1,12 +1,12 @@
 // The HTTP client's `server/discover` probe got an error (HTTP 400) from a 2025-era server on every connect: the era
 // was never remembered. The era a server answered with is now kept per server (for the plugin's life, across
 // reconnects), and a 2025-era server is connected with `initialize` at once afterwards.
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createToolContext } from '@dsh/tools-testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { mcpServer, mcpServerStatus, whenMcpServerReady } from './index.js'
-import { fixture, fixtureTool, until } from './test-support/fixtures.js'
+import { fixture, fixtureTool, readJsonLines, until } from './test-support/fixtures.js'
 import { startLegacyHttpServer } from './test-support/legacy-http-server.js'
 import { expectNoLeftovers, recordPids } from './test-support/load.js'
 
@@ -41,11 +41,7 @@ describe('the era of a server is remembered', () => {
     const log = join(fx.dir, 'wire.jsonl')
     writeFileSync(log, '')
     const outgoing = (method: string): number =>
-      readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as { dir: string; message: { method?: string } })
-        .filter((entry) => entry.dir === 'in' && entry.message.method === method).length
+      readJsonLines<{ dir: string; message: { method?: string } }>(log).filter((entry) => entry.dir === 'in' && entry.message.method === method).length
     const t = await createToolContext()
     recordPids(t)
     cleanups.push(() => t.dispose())

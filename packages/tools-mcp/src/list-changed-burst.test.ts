@@ -2,13 +2,13 @@
 // follows the handshake. The server runs behind a transparent stdio proxy (test-support/stdio-tap.mjs) that logs
 // every message in wire order, so the test sees exactly how often the client listed and whether two listings
 // ever overlapped.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createToolContext } from '@dsh/tools-testing'
 import { afterEach, describe, expect, it } from 'vitest'
 import { mcpServer, whenMcpServerReady } from './index.js'
-import { bin, until } from './test-support/fixtures.js'
+import { bin, readJsonLines, until } from './test-support/fixtures.js'
 import { expectNoLeftovers, recordPids } from './test-support/load.js'
 
 const tap = join(import.meta.dirname, 'test-support', 'stdio-tap.mjs')
@@ -25,16 +25,7 @@ interface Tapped {
 }
 
 function readTap(file: string): Tapped[] {
-  let text = ''
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch {
-    return []
-  }
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Tapped)
+  return readJsonLines<Tapped>(file)
 }
 
 /** The client's first-page `tools/list` requests, with the answer of each, in wire order. */

@@ -35,6 +35,24 @@ export function fixture(tools: readonly unknown[], options: { env?: Record<strin
   return { dir, toolsFile, write, config, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
+/**
+ * The complete JSON lines of a file another process appends to (the stdio tap): a last line still being written (no
+ * newline yet) is left out, as it is not a message yet. `[]` when the file does not exist yet.
+ */
+export function readJsonLines<T>(file: string): T[] {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch {
+    return []
+  }
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T)
+}
+
 /** True while `pid` is a live (non-zombie) process. */
 export function alive(pid: number): boolean {
   try {
