@@ -19,7 +19,7 @@ import type {
   AcpToolCallUpdate,
   AcpToolKind,
 } from './acp-types.js'
-import { diffLocations } from './card-builders.js'
+import { diffLocations, taskProgressText } from './card-builders.js'
 import { detachCallView, detachResultView, snapshotResult } from './card-snapshot.js'
 import { contentText } from './content-text.js'
 import { fencedBlock, markdownCode, markdownLine, markdownText } from './markdown-text.js'
@@ -293,11 +293,7 @@ export function toAcpToolCallUpdate(input: AcpToolResultInput, options: AcpMappi
       update.content = diffItems(view.diffs, cwd)
       break
     case 'task': {
-      const progress = view.progress
-      const amount =
-        progress === undefined
-          ? ''
-          : ` (${progress.total === undefined ? progress.progress : `${progress.progress}/${progress.total}`}${progress.message === undefined ? '' : ` ${progress.message}`})`
+      const amount = view.progress === undefined ? '' : ` (${taskProgressText(view.progress)})`
       const heading = `Task ${view.taskId}: ${view.status.replace('_', ' ')}${view.statusMessage === undefined ? '' : ` — ${view.statusMessage}`}${amount}`
       const output = view.output ?? contentText(result.content)
       const text = output.length === 0 ? markdownLine(heading) : `${markdownLine(heading)}\n\n${fencedBlock(output, 'console')}`

@@ -182,6 +182,12 @@ export function taskResult(input: TaskResultInput): TaskResultView {
   return view
 }
 
+/** A task's progress as one short text: `3/5 files`, `3` without a total (internal: the renderer's and ACP's). */
+export function taskProgressText(progress: TaskProgress): string {
+  const amount = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
+  return progress.message === undefined ? amount : `${amount} ${progress.message}`
+}
+
 /** A `diff` completed card: the applied change. */
 export function diffResult(input: DiffResultInput): DiffResultView {
   const diffs = input.diffs.map((diff) => fileDiff(diff.path, diff.oldText, diff.newText))

@@ -1,6 +1,7 @@
 import type { ContentBlock, FileDiff, TaskResultView, ToolCallKind, ToolCallView, ToolResult, ToolResultView } from '@dsh/tools-core'
 import { detachCallView, detachResultView, snapshotResult } from './card-snapshot.js'
 import { contentText } from './content-text.js'
+import { taskProgressText } from './card-builders.js'
 import { fileDiffHunks } from './diff-hunks.js'
 import { splitLines } from './sanitize-text.js'
 import { emitLine, tone, type Line, type Tone } from './terminal-line.js'
@@ -281,15 +282,9 @@ export function renderToolResult(view: ToolResultView, options: RenderResultOpti
     case 'generic':
       lines.push(...contentLines(card.content ?? result.content, limits.maxContentLines))
       break
-    case 'terminal': {
-      const output = splitLines(card.output ?? contentText(result.content))
-      const hidden = Math.max(0, output.length - limits.tailLines)
-      if (hidden > 0) lines.push([INDENT, tone('dim', `… ${plural(hidden, 'earlier line')}`)])
-      for (const line of output.slice(hidden)) {
-        lines.push(line.length > 0 ? [INDENT, tone('dim', '│'), ' ', line] : [INDENT, tone('dim', '│')])
-      }
+    case 'terminal':
+      lines.push(...outputTail(card.output ?? contentText(result.content), limits.tailLines))
       break
-    }
     case 'diff':
       lines.push(...diffLines(card.diffs, limits.maxDiffLines))
       break
@@ -303,14 +298,16 @@ export function renderToolResult(view: ToolResultView, options: RenderResultOpti
 /** A task card's body: its id and status message, its progress, then the tail of the output (the result's text by default). */
 function taskLines(card: TaskResultView, content: readonly ContentBlock[], tailLines: number): Line[] {
   const lines: Line[] = [[INDENT, tone('dim', 'task'), ' ', card.taskId, ...(card.statusMessage === undefined ? [] : [tone('dim', ' — '), card.statusMessage])]]
-  const progress = card.progress
-  if (progress !== undefined) {
-    const amount = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
-    lines.push([INDENT, tone('dim', 'progress'), ' ', amount, ...(progress.message === undefined ? [] : [' ', progress.message])])
-  }
-  const output = splitLines(card.output ?? contentText(content))
+  if (card.progress !== undefined) lines.push([INDENT, tone('dim', 'progress'), ' ', taskProgressText(card.progress)])
+  lines.push(...outputTail(card.output ?? contentText(content), tailLines))
+  return lines
+}
+
+/** The last `tailLines` lines of `output` behind `│`, after `… N earlier lines` when some are left out. */
+function outputTail(text: string, tailLines: number): Line[] {
+  const output = splitLines(text)
   const hidden = Math.max(0, output.length - tailLines)
-  if (hidden > 0) lines.push([INDENT, tone('dim', `… ${plural(hidden, 'earlier line')}`)])
+  const lines: Line[] = hidden > 0 ? [[INDENT, tone('dim', `… ${plural(hidden, 'earlier line')}`)]] : []
   for (const line of output.slice(hidden)) lines.push(line.length > 0 ? [INDENT, tone('dim', '│'), ' ', line] : [INDENT, tone('dim', '│')])
   return lines
 }
