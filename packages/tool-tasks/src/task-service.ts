@@ -13,7 +13,7 @@ import {
   type ToolExecution,
   type ToolExecutionResult,
 } from '@dsh/tools-core'
-import { checkCordisHost, notifyListeners } from '@dsh/tools-registry'
+import { checkCordisHost, notifyListeners, type ToolRegistry } from '@dsh/tools-registry'
 import { RUN_IN_BACKGROUND } from '@dsh/tools-schema'
 import { Service, type Context } from 'cordis'
 import { Task, type TaskFinal, type TaskOwner } from './task.js'
@@ -95,6 +95,8 @@ export class TaskService extends Service {
   private serial = 0
   private spillDirectory: string | undefined
   private disposed = false
+  /** The registry's `definitionOf`, the one thing the wrapper asks it on every call. */
+  private readonly definitionOf: ToolRegistry['definitionOf']
 
   /**
    * @param ctx - the plugin's context (cordis passes it)
@@ -106,9 +108,12 @@ export class TaskService extends Service {
     super(ctx, 'tasks')
     this.config = resolved
     ctx.effect(() => () => this.dispose(), 'task layer')
-    ctx.tools.on('tools/execute', this.wrapper, { prepend: true })
-    ctx.tools.on('tools/result', this.delivered)
-    for (const tool of createTaskTools(this)) ctx.tools.register(tool)
+    // Held once: the wrapper runs on every call, and each `ctx.tools` lookup costs cordis a property resolution.
+    const tools = ctx.tools
+    this.definitionOf = tools.definitionOf
+    tools.on('tools/execute', this.wrapper, { prepend: true })
+    tools.on('tools/result', this.delivered)
+    for (const tool of createTaskTools(this)) tools.register(tool)
   }
 
   /** Restores the store's tasks before the layer takes calls: those that were running are marked failed. */
@@ -185,7 +190,7 @@ export class TaskService extends Service {
   /** Turns a call into a task when its tool allows it and it asked (or runs past the foreground budget). */
   private readonly wrapper = (exec: ToolExecution, next: () => Promise<ToolExecutionResult>): ToolExecutionResult | Promise<ToolExecutionResult> => {
     if (this.disposed) return next()
-    const definition = this.ctx.tools.definitionOf(exec)
+    const definition = this.definitionOf(exec)
     const policy = definition?.execution
     const mode = policy?.background
     if (definition === undefined || (mode !== 'optional' && mode !== 'required')) return next()
