@@ -24,10 +24,10 @@ export {
 export { TaskLayerConfigError } from './task-layer-config-error.js'
 export { resolveTaskLayerConfig, TASK_LAYER_DEFAULTS, type ResolvedTaskLayerConfig, type TaskLayerConfig } from './task-config.js'
 export { taskOf, type TaskContext } from './task-context.js'
-export { taskCard } from './task-tools.js'
+export { taskCard, taskKillResult, taskOutputResult } from './task-tools.js'
 export { TaskError, type TaskErrorCode } from './task-error.js'
 export type { OutputRead } from './task-output.js'
-export { MAX_WAIT_MS, TaskService, type TaskRead, type TaskReadOptions } from './task-service.js'
+export { MAX_WAIT_MS, TaskService, type StartedTask, type TaskRead, type TaskReadOptions, type TaskRunResult } from './task-service.js'
 export type { StoredTask, StoredTaskResult, TaskStore } from './task-store.js'
 
 /** The plugin: `ctx.plugin(TaskService, config)` (also the default export). */

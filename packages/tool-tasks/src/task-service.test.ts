@@ -563,3 +563,99 @@ describe('unloading', () => {
     expect(text(await pending)).toBe('stopped')
   })
 })
+
+describe('a tool that starts its own task (ctx.tasks.start)', () => {
+  /** A tool with its own `later` flag: when set, its body hands `run` to the layer and answers at once. */
+  function ownFlagTool(tasks: TaskService, run: (signal: AbortSignal, output: (text: string) => void) => Promise<string>) {
+    return defineTool({
+      name: 'own_flag',
+      description: 'Runs now or later.',
+      parameters: { later: { type: 'boolean' } },
+      async execute(args, exec) {
+        if (args.later !== true) return run(exec.signal, () => undefined)
+        const started = tasks.start(exec, (task) => run(task.signal, (chunk) => task.output(chunk)))
+        return { content: [{ type: 'text', text: `later as ${started.task.id}` }], meta: { id: started.task.id } }
+      },
+    })
+  }
+
+  it('is a task like any other: listed, read with task_output (output, then the final result), and its owner is told once', async () => {
+    const { tools, tasks, settled } = await setup()
+    const gate = deferred()
+    tools.register(
+      ownFlagTool(tasks, async (_signal, output) => {
+        output('first\n')
+        await gate.promise
+        output('second\n')
+        return 'all done'
+      }),
+    )
+    const agent = createTestAgent('own')
+    const started = await call(tools, 'own_flag', { later: true }, agent)
+    const id = (started.meta as { id: string }).id
+    expect(text(started)).toBe(`later as ${id}`)
+    expect(tasks.list(agent).map((task) => [task.id, task.tool, task.status])).toEqual([[id, 'own_flag', 'working']])
+    await pause(5)
+    expect(text(await call(tools, 'task_output', { task_id: id }, agent))).toContain('first\n')
+    gate.resolve()
+    const rest = await readUntilEnd(tools, id, agent)
+    expect(rest).toContain('second\n')
+    expect(rest).toContain('The task completed. Its result:\nall done')
+    expect(rest).not.toContain('first')
+    expect(agent.injected).toHaveLength(1)
+    expect(settled.map(([task]) => [task.id, task.status])).toEqual([[id, 'completed']])
+  })
+
+  it('task_kill fires the run’s signal; a run that throws fails the task with its code', async () => {
+    const { tools, tasks } = await setup()
+    let seen: AbortSignal | undefined
+    const unregister = tools.register(
+      ownFlagTool(tasks, (signal) => {
+        seen = signal
+        return new Promise<string>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(Object.assign(new Error('stopped by its signal'), { code: 'ABORTED' }))),
+        )
+      }),
+    )
+    const id = (await call(tools, 'own_flag', { later: true })).meta as { id: string }
+    expect(text(await call(tools, 'task_kill', { task_id: id.id }))).toBe(`Task ${id.id} was stopped.`)
+    expect(seen?.aborted).toBe(true)
+    expect(tasks.get(id.id)?.status).toBe('cancelled')
+
+    unregister()
+    tools.register(ownFlagTool(tasks, () => Promise.reject(Object.assign(new Error('the disk is full'), { name: 'DiskError', code: 'DISK_FULL' }))))
+    const failed = (await call(tools, 'own_flag', { later: true })).meta as { id: string }
+    const read = await readUntilEnd(tools, failed.id)
+    expect(read).toContain(`Task ${failed.id} (own_flag): failed`)
+    expect(read).toContain('The task failed (DISK_FULL). Its result:\nthe disk is full')
+  })
+
+  it('refuses with TASK_LIMIT before running anything when a cap is reached; cancel() stops a task without a notice', async () => {
+    const { tools, tasks, settled } = await setup({ maxRunningPerAgent: 1 })
+    const runs: AbortSignal[] = []
+    tools.register(
+      ownFlagTool(tasks, (signal) => {
+        runs.push(signal)
+        return new Promise<string>((resolve) => signal.addEventListener('abort', () => resolve('stopped')))
+      }),
+    )
+    const agent = createTestAgent('capped')
+    const first = await call(tools, 'own_flag', { later: true }, agent)
+    expect(tasks.roomFor(agent)).toMatch(/^you already have 1 tasks running/)
+    expect(tasks.roomFor(createTestAgent('other'))).toBeUndefined()
+    const refused = await call(tools, 'own_flag', { later: true }, agent)
+    expect(refused).toMatchObject({ isError: true, error: { name: 'TaskError', code: TASK_ERROR_CODES.LIMIT } })
+    expect(text(refused)).toMatch(/^The call to own_flag was not started in the background: you already have 1 tasks running/)
+    await pause(5)
+    expect(runs).toHaveLength(1)
+    // cancel(): as an unload does it.
+    const exec = { callId: 'direct', name: 'own_flag', arguments: {}, signal: new AbortController().signal, agent: createTestAgent('direct') }
+    const started = tasks.start(exec, (task) => new Promise<string>((resolve) => task.signal.addEventListener('abort', () => resolve('gone'))))
+    started.cancel('the tool was unloaded')
+    await pause(5)
+    expect(tasks.get(started.task.id, exec.agent)?.status).toBe('cancelled')
+    expect(exec.agent.injected).toHaveLength(0)
+    expect(settled).toEqual([])
+    expect((first.meta as { id: string }).id).not.toBe(started.task.id)
+  })
+})

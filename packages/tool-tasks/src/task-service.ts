@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import {
+  isDshErrorCode,
   snapshotJson,
   TASK_ERROR_CODES,
   type Agent,
@@ -49,6 +50,20 @@ export interface TaskRead {
   readonly final: TaskFinal | undefined
   /** For a task restored from a store: what `task_output` showed of it before the host restarted, if it did. */
   readonly restored?: { readonly content: readonly ContentBlock[] } | undefined
+}
+
+/**
+ * What the work of a task started by {@link TaskService.start} ends with: text, or content with `isError` (a failed
+ * task) and `meta`. A run that throws fails the task with the error's message, `name` and `code`.
+ */
+export type TaskRunResult = string | { readonly content: readonly ContentBlock[]; readonly isError?: boolean | undefined; readonly meta?: unknown }
+
+/** A task started by {@link TaskService.start}. */
+export interface StartedTask {
+  /** The task as it started (its `id` is what the model passes to `task_output` and `task_kill`). */
+  readonly task: TaskSnapshot
+  /** Stops it as an unload does: status `cancelled`, its signal fires, no notice. Does nothing once it has ended. */
+  cancel(reason?: string): void
 }
 
 /** Options of {@link TaskService.read}. */
@@ -185,6 +200,49 @@ export class TaskService extends Service {
     return { task: task.snapshot(), stopped, alreadyEnded: false }
   }
 
+  /**
+   * Why one more task of `agent` cannot start now (a cap is reached), or `undefined` when there is room. A tool that
+   * starts its own work before {@link TaskService.start} (a process) asks first, so a refused call starts nothing.
+   */
+  roomFor(agent: Agent | undefined): string | undefined {
+    return this.disposed ? 'the task layer is being unloaded' : this.limitProblem(agent)
+  }
+
+  /**
+   * Starts a task for a call whose tool decides by itself to run in the background (as `bash` does with its own
+   * `run_in_background`), instead of through `defineTool`'s `execution`. `run` is the work: it gets the task's
+   * context (its signal fires on `task_kill`, at the maximum run time and on unload) and its result (or what it
+   * throws) is the task's final result. Everything else is as for any task: ids, owners, caps, `task_output`,
+   * `task_kill`, `task_list`, notices, the store. Throws {@link TaskError} `TASK_LIMIT` (nothing is started) when a cap
+   * leaves no room or the layer is being unloaded. `cancel()` stops the task the way an unload does: status
+   * `cancelled`, its signal fires, and nobody is told (the tool stopping it knows).
+   */
+  start(
+    exec: Readonly<Pick<ToolExecution, 'callId' | 'name' | 'arguments' | 'agent'>>,
+    run: (task: TaskContext) => TaskRunResult | Promise<TaskRunResult>,
+    options: { readonly maxRuntimeMs?: number | undefined } = {},
+  ): StartedTask {
+    const problem = this.roomFor(exec.agent)
+    if (problem !== undefined) throw new TaskError(TASK_ERROR_CODES.LIMIT, `The call to ${exec.name} was not started in the background: ${problem}.`)
+    const task = this.create(exec)
+    this.moveToBackground(task)
+    this.limitRuntime(task, options.maxRuntimeMs)
+    const context = this.contextOf(task)
+    void Promise.resolve()
+      .then(() => run(context))
+      .then(
+        (result) => executionResult(exec, result),
+        (error: unknown) => failureResult(exec, error),
+      )
+      .then((result) => this.settleBody(task, result))
+    return Object.freeze({
+      task: task.snapshot(),
+      cancel: (reason?: string): void => {
+        if (!task.terminal) this.stop(task, 'cancelled', { name: 'TaskError', code: 'ABORTED' }, new Error(reason ?? `task ${task.id} was cancelled by its tool`))
+      },
+    })
+  }
+
   // --- the wrapper ----------------------------------------------------------------------------------------------------
 
   /** Turns a call into a task when its tool allows it and it asked (or runs past the foreground budget). */
@@ -221,13 +279,7 @@ export class TaskService extends Service {
     else received.addEventListener('abort', onCallerAbort, { once: true })
     exec.signal = task.controller.signal
     attachTaskContext(exec, this.contextOf(task))
-    const maxRuntimeMs = Math.min(definition.execution?.maxRuntimeMs ?? this.config.defaultMaxRuntimeMs, this.config.maxRuntimeCapMs)
-    this.schedule(task, maxRuntimeMs, () => {
-      if (!task.terminal) {
-        this.stop(task, 'failed', { name: 'TaskError', code: TASK_ERROR_CODES.TIMEOUT }, new Error(`task ${task.id} ran past its maximum run time (${maxRuntimeMs} ms)`))
-        if (task.background) this.notify(task)
-      }
-    })
+    this.limitRuntime(task, definition.execution?.maxRuntimeMs)
     const dispatched = next()
     const settled = dispatched.then((result) => {
       received.removeEventListener('abort', onCallerAbort)
@@ -248,6 +300,17 @@ export class TaskService extends Service {
     return startedResult(exec, task, asked)
   }
 
+  /** Fails `task` with `TASK_TIMEOUT` (and fires its signal) past its maximum run time. */
+  private limitRuntime(task: Task, asked: number | undefined): void {
+    const maxRuntimeMs = Math.min(asked ?? this.config.defaultMaxRuntimeMs, this.config.maxRuntimeCapMs)
+    this.schedule(task, maxRuntimeMs, () => {
+      if (!task.terminal) {
+        this.stop(task, 'failed', { name: 'TaskError', code: TASK_ERROR_CODES.TIMEOUT }, new Error(`task ${task.id} ran past its maximum run time (${maxRuntimeMs} ms)`))
+        if (task.background) this.notify(task)
+      }
+    })
+  }
+
   private finishInForeground(task: Task, result: ToolExecutionResult): ToolExecutionResult {
     this.foreground.delete(task)
     this.clearTimers(task)
@@ -255,7 +318,7 @@ export class TaskService extends Service {
     return result
   }
 
-  private create(exec: ToolExecution): Task {
+  private create(exec: Readonly<Pick<ToolExecution, 'callId' | 'name' | 'arguments' | 'agent'>>): Task {
     const agent = exec.agent
     const parents: WeakRef<Agent>[] = []
     for (let parent = agent?.parent; parent !== undefined && parents.length < 32; parent = parent.parent) parents.push(new WeakRef(parent))
@@ -535,7 +598,7 @@ function askedForBackground(args: unknown): boolean {
 }
 
 /** A short title: the tool and its arguments (without `run_in_background`), at most 100 characters. */
-function titleOf(exec: ToolExecution): string {
+function titleOf(exec: Readonly<Pick<ToolExecution, 'arguments'>>): string {
   let shown = ''
   if (typeof exec.arguments === 'object' && exec.arguments !== null) {
     const rest = Object.fromEntries(Object.entries(exec.arguments).filter(([key]) => key !== RUN_IN_BACKGROUND))
@@ -560,4 +623,24 @@ function startedResult(exec: ToolExecution, task: Task, asked: boolean): ToolExe
     `wait_ms to wait for it); stop it with task_kill. You are told when it ends.`
   const content: ContentBlock[] = [{ type: 'text', text }]
   return { callId: exec.callId, content, isError: false, meta: { task: { ...task.snapshot() } } }
+}
+
+/** A run's result as the registry would hand it on: a string is one text block. */
+function executionResult(exec: Readonly<Pick<ToolExecution, 'callId'>>, result: TaskRunResult): ToolExecutionResult {
+  if (typeof result === 'string') return { callId: exec.callId, content: [{ type: 'text', text: result }], isError: false }
+  return {
+    callId: exec.callId,
+    content: [...result.content],
+    isError: result.isError === true,
+    ...(result.meta === undefined ? {} : { meta: result.meta }),
+  }
+}
+
+/** What a run threw, as a failed result: its message, and its `name` and `code` (`TOOL_FAILED` without one). */
+function failureResult(exec: Readonly<Pick<ToolExecution, 'callId'>>, error: unknown): ToolExecutionResult {
+  const record = typeof error === 'object' && error !== null ? (error as { name?: unknown; code?: unknown; message?: unknown }) : {}
+  const message = typeof record.message === 'string' ? record.message : String(error)
+  const code = isDshErrorCode(record.code) ? record.code : 'TOOL_FAILED'
+  const name = typeof record.name === 'string' && record.name !== '' ? record.name : 'Error'
+  return { callId: exec.callId, content: [{ type: 'text', text: message }], isError: true, error: { name, code } }
 }

@@ -1,4 +1,4 @@
-import type { ContentBlock, TaskSnapshot, ToolResult, ToolResultView } from '@dsh/tools-core'
+import type { ContentBlock, JsonObject, TaskSnapshot, ToolResult, ToolResultView } from '@dsh/tools-core'
 import { taskResult } from '@dsh/tools-presentation'
 import { defineTool, type DefinedTool } from '@dsh/tools-schema'
 import type { TaskRead, TaskService } from './task-service.js'
@@ -18,8 +18,7 @@ export function createTaskTools(tasks: TaskService): DefinedTool<unknown, unknow
     },
     concurrencySafe: true,
     async execute(args, exec) {
-      const read = await tasks.read(args.task_id, exec.agent, { since: args.since, waitMs: args.wait_ms })
-      return { content: render(read), meta: { task: { ...read.task }, ...(read.output === undefined ? {} : { cursor: read.output.next }) } }
+      return taskOutputResult(await tasks.read(args.task_id, exec.agent, { since: args.since, waitMs: args.wait_ms }))
     },
     presentResult: (_args, result) => taskCard(result),
   })
@@ -28,13 +27,7 @@ export function createTaskTools(tasks: TaskService): DefinedTool<unknown, unknow
     description: 'Stop a background task. Says whether it stopped, or may still be running when it did not stop in time.',
     parameters: { task_id: { type: 'string', required: true, description: 'The task to stop.' } },
     async execute(args, exec) {
-      const { task, stopped, alreadyEnded } = await tasks.kill(args.task_id, exec.agent)
-      const text = alreadyEnded
-        ? `Task ${task.id} had already ended (${task.status}); nothing to stop.`
-        : stopped
-          ? `Task ${task.id} was stopped.`
-          : `Task ${task.id} was told to stop but had not stopped after ${tasks.config.killGraceMs} ms: it may still be running, and its side effects may still take effect. It is recorded as cancelled.`
-      return { content: [{ type: 'text', text }], meta: { task: { ...task } } }
+      return taskKillResult(await tasks.kill(args.task_id, exec.agent), tasks.config.killGraceMs)
     },
     presentResult: (_args, result) => taskCard(result),
   })
@@ -55,6 +48,33 @@ export function createTaskTools(tasks: TaskService): DefinedTool<unknown, unknow
     },
   })
   return [taskOutput, taskKill, taskList] as DefinedTool<unknown, unknown>[]
+}
+
+/**
+ * What `task_output` answers for a read: the text (a status line, the output read, and the final result once the
+ * task has ended) and `meta` (`task`: the snapshot; `cursor`: where the next read starts). For a tool's own alias of
+ * `task_output` (tool-bash's `bash_output`), so both answer alike.
+ */
+export function taskOutputResult(read: TaskRead): { content: ContentBlock[]; meta: JsonObject } {
+  const meta: JsonObject = { task: { ...read.task } as unknown as JsonObject, ...(read.output === undefined ? {} : { cursor: read.output.next }) }
+  return { content: render(read), meta }
+}
+
+/**
+ * What `task_kill` answers for a kill ({@link TaskService.kill}'s outcome; `graceMs`: the layer's `killGraceMs`),
+ * for a tool's own alias of `task_kill`.
+ */
+export function taskKillResult(
+  kill: { readonly task: TaskSnapshot; readonly stopped: boolean; readonly alreadyEnded: boolean },
+  graceMs: number,
+): { content: ContentBlock[]; meta: JsonObject } {
+  const { task, stopped, alreadyEnded } = kill
+  const text = alreadyEnded
+    ? `Task ${task.id} had already ended (${task.status}); nothing to stop.`
+    : stopped
+      ? `Task ${task.id} was stopped.`
+      : `Task ${task.id} was told to stop but had not stopped after ${graceMs} ms: it may still be running, and its side effects may still take effect. It is recorded as cancelled.`
+  return { content: [{ type: 'text', text }], meta: { task: { ...task } as unknown as JsonObject } }
 }
 
 /**
