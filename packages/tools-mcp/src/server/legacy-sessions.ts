@@ -3,6 +3,7 @@ import { isInitializeRequest, legacyStatelessFallback, WebStandardStreamableHTTP
 import type { Context } from 'cordis'
 import { McpConfigError } from '../mcp-config-error.js'
 import { createToolServer, type ToolServerOptions } from './registry-server.js'
+import type { ServedTasks } from './served-tasks.js'
 
 /** Bounds of the 2025-era HTTP sessions of `serveToolsHttp`. */
 export interface LegacySessionOptions {
@@ -91,14 +92,17 @@ export interface LegacySessions {
   close(): Promise<void>
 }
 
-/** Creates the 2025-era session leg of `serveToolsHttp` (internal; validates the session options). */
-export function createLegacySessions(ctx: Context, options: ToolServerOptions & LegacySessionOptions): LegacySessions {
+/**
+ * Creates the 2025-era session leg of `serveToolsHttp` (internal; validates the session options). A session's tasks
+ * live in `tasks` under its own owner and are cancelled when it ends; sessionless requests are offered none.
+ */
+export function createLegacySessions(ctx: Context, options: ToolServerOptions & LegacySessionOptions, tasks?: ServedTasks): LegacySessions {
   const idleMs = positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, defaultIdleMs)
   const maxSessions = positiveInteger('maxSessions', options.maxSessions, defaultMaxSessions)
   const sessions = new Map<string, Session>()
   const statelessDisposers = new Set<() => void>()
   const stateless = legacyStatelessFallback(() => {
-    const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false })
+    const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false, tasks, taskOwner: () => undefined })
     statelessDisposers.add(dispose)
     server.onclose = () => (dispose(), statelessDisposers.delete(dispose))
     return server
@@ -120,7 +124,8 @@ export function createLegacySessions(ctx: Context, options: ToolServerOptions & 
       if (session.streaming) send()
       else session.held = send
     }
-    const { server, dispose } = createToolServer(ctx, options, { era: 'legacy', deliver })
+    const owner = `session:${id}`
+    const { server, dispose } = createToolServer(ctx, options, { era: 'legacy', deliver, tasks, taskOwner: () => owner })
     let ended = false
     const session: Session = {
       transport: new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => session.end() }),
@@ -133,6 +138,7 @@ export function createLegacySessions(ctx: Context, options: ToolServerOptions & 
         ended = true
         clearTimeout(session.timer)
         sessions.delete(id)
+        tasks?.closeOwner(owner)
         dispose()
         void server.close().catch(() => {})
       },

@@ -6,9 +6,11 @@ import {
   inputResponse,
   ProtocolError,
   ProtocolErrorCode,
-  Server,
   type CallToolResult,
   type InputRequiredResult,
+  type Server,
+  type ServerCapabilities,
+  type ServerContext,
 } from '@modelcontextprotocol/server'
 import type { Context } from 'cordis'
 import { McpConfigError } from '../mcp-config-error.js'
@@ -23,6 +25,20 @@ import {
   type ServedApprovalOptions,
   type ServedStep,
 } from './served-approval.js'
+import { declaresTasksExtension, registerTaskHandlers, TASKS_EXTENSION } from './served-task-handlers.js'
+import {
+  legacyTaskWire,
+  modernTaskWire,
+  newTaskId,
+  resolveTaskOptions,
+  ServedTasks,
+  taskPolicyOf,
+  type ServedTask,
+  type ServedTaskOptions,
+  type ServedTaskOutcome,
+  type ServedTaskPolicy,
+} from './served-tasks.js'
+import { taskResult, TaskResultServer } from './task-result-server.js'
 
 /** What a served registry shows, on whose behalf it runs calls, and who approves them. */
 export interface ToolServerOptions extends ServedApprovalOptions {
@@ -44,6 +60,12 @@ export interface ToolServerOptions extends ServedApprovalOptions {
    * change either way. Ignored by 2025-era clients, which get `list_changed` on their connection.
    */
   readonly listTtlMs?: number | undefined
+  /**
+   * How long calls are offered as MCP tasks, in both generations, for tools whose definition allows it
+   * (`execution.background` `'optional'` or `'required'`); `false` serves no tasks. Default: tasks on, with the
+   * defaults of {@link ServedTaskOptions}. See the reference page, "Serving tasks".
+   */
+  readonly tasks?: ServedTaskOptions | false | undefined
 }
 
 /** How {@link createToolServer}'s own change notifications are sent; internal to the serving entries. */
@@ -67,6 +89,18 @@ export interface ToolServerWiring {
    * closed by `dispose`.
    */
   readonly approvals?: PendingApprovals | undefined
+  /**
+   * Where the server's tasks live: one store for every server instance of a serving entry (stateless HTTP builds one
+   * per request; a 2025-era session's tasks outlive nothing but the session). Default: a store of this server's own,
+   * closed by `dispose`. Ignored when `options.tasks` is `false`.
+   */
+  readonly tasks?: ServedTasks | undefined
+  /**
+   * Whose tasks a request may create and see: a 2025-era session's id, a connection, the credentials of a 2026-07-28
+   * caller; `undefined` offers no tasks to that request. Default: the request's session id, else this server's
+   * connection.
+   */
+  readonly taskOwner?: ((context: ServerContext) => string | undefined) | undefined
 }
 
 /**
@@ -184,44 +218,100 @@ function withError(out: Record<string, unknown>, result: ToolExecutionResult): R
   return out
 }
 
+const inTask: ToolApprovalOutcome = Object.freeze({
+  outcome: 'unavailable',
+  reason:
+    'the call runs as an MCP task, and this server asks for approval only within a call in the foreground. Call the tool without a task, or have the server allow this call',
+})
+
+/** The capabilities that announce tasks: the 2025-11-25 `tasks` capability, the 2026-07-28 extension, or both. */
+function taskCapabilities(era: 'legacy' | 'modern' | undefined): Partial<ServerCapabilities> {
+  const legacy = { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+  const modern = { extensions: { [TASKS_EXTENSION]: {} } }
+  if (era === 'legacy') return legacy
+  if (era === 'modern') return modern
+  return { ...legacy, ...modern }
+}
+
+/** `pending`'s value if it settles within `ms`, else `undefined` (`pending` keeps running). */
+function withinBudget<T>(pending: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms)
+    void pending.then((value) => {
+      clearTimeout(timer)
+      resolve(value)
+    })
+  })
+}
+
+/** What a 2026-07-28 round needs to turn its call into a task once the budget is spent. */
+interface TaskPlan {
+  readonly owner: string
+  readonly policy: ServedTaskPolicy
+  readonly budgetMs: number
+  readonly startedAt: number
+}
+
 /**
  * A low-level MCP `Server` in front of the registry of `ctx`:
  *
  * - `tools/list` is `ctx.tools.schemas(agent)`, each tool with the `title` and `annotations` its definition declares
- *   (nothing derived) and its `ctx.tools.outputSchema` as `outputSchema`;
+ *   (nothing derived) and its `ctx.tools.outputSchema` as `outputSchema`; to a 2025-era client, a tool whose
+ *   `execution.background` is `'optional'` or `'required'` is listed with that `execution.taskSupport`;
  * - every `tools/call` goes through `ctx.tools.execute` (policy, guards, wrappers); the client's cancellation aborts
  *   it; a tool the agent does not see is a JSON-RPC error `-32602` (not an `isError` result), in every revision;
  * - an `ask` is put to the client's user by elicitation (`approval: 'client'`, the default): `elicitation/create`
  *   within the call for a 2025-era client, an `input_required` result and the client's retry for a 2026-07-28 one;
  *   a client that did not declare elicitation gets the denial `APPROVAL_UNAVAILABLE` naming the reason;
+ * - long calls become MCP tasks (`options.tasks`): a task-augmented call of a 2025-era client, and a call of a
+ *   2026-07-28 client that declared the tasks extension once it outlives the tool's foreground budget; `tasks/get`,
+ *   `tasks/cancel` (which aborts the call's `exec.signal`), and for 2025-era clients `tasks/result` and `tasks/list`;
  * - registry changes send `notifications/tools/list_changed` on the server's connection, one per burst of changes.
  *
- * Call the returned `dispose` to stop listening and to deny the calls still waiting for an answer. `listTtlMs` sets
- * the `ttlMs` of 2026-07-28 `tools/list` results. Invalid options throw `McpConfigError` (`INVALID_CONFIG`).
+ * Call the returned `dispose` to stop listening, to deny the calls still waiting for an answer and (unless the wiring
+ * shares a task store) to cancel its tasks. `listTtlMs` sets the `ttlMs` of 2026-07-28 `tools/list` results. Invalid
+ * options throw `McpConfigError` (`INVALID_CONFIG`).
  */
 export function createToolServer(ctx: Context, options: ToolServerOptions = {}, wiring: ToolServerWiring = {}): { server: Server; dispose: () => void } {
   const hints = cacheHints(options)
   const approvalSettings = resolveApprovalOptions(options)
+  const taskSettings = resolveTaskOptions(options.tasks)
   const ownApprovals = wiring.approvals === undefined ? new PendingApprovals(approvalSettings) : undefined
   const approvals = wiring.approvals ?? (ownApprovals as PendingApprovals)
-  const server = new Server(
+  const ownTasks = taskSettings !== undefined && wiring.tasks === undefined ? new ServedTasks(taskSettings) : undefined
+  const taskStore = taskSettings === undefined ? undefined : (wiring.tasks ?? ownTasks)
+  const connectionOwner = `connection:${newTaskId()}`
+  const ownerOf = (context: ServerContext): string | undefined => {
+    if (taskStore === undefined) return undefined
+    return wiring.taskOwner === undefined ? (context.sessionId ?? connectionOwner) : wiring.taskOwner(context)
+  }
+  const server = new TaskResultServer(
     { name: options.name ?? 'dsh-tools', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: { listChanged: true } }, ...(hints === undefined ? {} : { cacheHints: hints }) },
+    {
+      capabilities: { tools: { listChanged: true }, ...(taskStore === undefined ? {} : taskCapabilities(wiring.era)) },
+      ...(hints === undefined ? {} : { cacheHints: hints }),
+    },
   )
   const tools = ctx.tools
   const { agent } = options
-  server.setRequestHandler('tools/list', async () => ({
-    tools: tools.schemas(agent).map((schema) => {
-      const outputSchema = tools.outputSchema(schema.name, agent)
-      return {
-        name: schema.name,
-        ...displayFields(tools.get(schema.name, agent)),
-        description: schema.description,
-        inputSchema: schema.parameters as { type: 'object' },
-        ...(outputSchema === undefined ? {} : { outputSchema: outputSchema as { type: 'object' } }),
-      }
-    }),
-  }))
+  server.setRequestHandler('tools/list', async (_request, context) => {
+    const offerTasks = context.mcpReq.envelope === undefined && ownerOf(context) !== undefined
+    return {
+      tools: tools.schemas(agent).map((schema) => {
+        const outputSchema = tools.outputSchema(schema.name, agent)
+        const definition = tools.get(schema.name, agent)
+        const policy = offerTasks ? taskPolicyOf(definition) : undefined
+        return {
+          name: schema.name,
+          ...displayFields(definition),
+          description: schema.description,
+          inputSchema: schema.parameters as { type: 'object' },
+          ...(outputSchema === undefined ? {} : { outputSchema: outputSchema as { type: 'object' } }),
+          ...(policy === undefined ? {} : { execution: { taskSupport: policy.background } }),
+        }
+      }),
+    }
+  })
 
   const execute = (name: string, args: unknown, signal: AbortSignal, approval: ToolCallApprover | undefined): Promise<ToolExecutionResult> => {
     callCounter += 1
@@ -233,12 +323,57 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     if (result.error?.code === 'UNKNOWN_TOOL') throw unknownTool(name)
     return toMcpResult(result, tools.outputSchema(name, agent) !== undefined) as CallToolResult
   }
-  /** One round of a 2026-07-28 call: its signal linked to the execution while the round is open. */
-  const round = async (call: ServedCall, signal: AbortSignal): Promise<CallToolResult | InputRequiredResult> => {
-    const unfollow = call.follow(signal)
-    let step: ServedStep
+  /** How a task's call ended, as `tools/call` would have answered it. */
+  const taskOutcomeOf = (name: string, result: ToolExecutionResult): ServedTaskOutcome => {
     try {
+      const answer = finish(name, result)
+      return { kind: 'result', result: Object.freeze(answer as Record<string, unknown>), isError: answer.isError === true }
+    } catch (error) {
+      const failure = error instanceof ProtocolError ? error : new ProtocolError(ProtocolErrorCode.InternalError, error instanceof Error ? error.message : String(error))
+      return { kind: 'error', error: { code: failure.code, message: failure.message, ...(failure.data === undefined ? {} : { data: failure.data }) } }
+    }
+  }
+  /** 2025-11-25 `notifications/tasks/status` when a task of this connection ends (best effort). */
+  const notifyStatus = (task: ServedTask): void => {
+    void server.notification({ method: 'notifications/tasks/status', params: legacyTaskWire(task, taskStore?.settings.pollIntervalMs ?? 0) }).catch(() => {})
+  }
+  /** The plan of a 2026-07-28 round: `undefined` unless its call may become a task. */
+  const planFor = (name: string, context: ServerContext, startedAt: number): TaskPlan | undefined => {
+    if (taskStore === undefined || !declaresTasksExtension(context.mcpReq.envelope)) return undefined
+    const owner = ownerOf(context)
+    const policy = taskPolicyOf(tools.get(name, agent))
+    if (owner === undefined || policy === undefined) return undefined
+    const budgetMs = policy.autoBackgroundAfterMs ?? (policy.background === 'required' ? 0 : taskStore.settings.autoBackgroundAfterMs)
+    return { owner, policy, budgetMs, startedAt }
+  }
+  /** A 2026-07-28 call that became a task: asks are refused (nobody waits on this round), the result is recorded. */
+  const drain = async (task: ServedTask, call: ServedCall, pending: Promise<ServedStep>): Promise<void> => {
+    let step = await pending
+    while (step.kind === 'ask') {
+      approvals.take(step.id)?.answer(inTask)
       step = await call.next()
+    }
+    task.finish(taskOutcomeOf(call.name, step.result))
+  }
+  /** One round of a 2026-07-28 call: its signal linked to the execution while the round is open. */
+  const round = async (call: ServedCall, signal: AbortSignal, plan: TaskPlan | undefined): Promise<CallToolResult | InputRequiredResult> => {
+    const unfollow = call.follow(signal)
+    let step: ServedStep | undefined
+    try {
+      const pending = call.next()
+      step = plan === undefined ? await pending : await withinBudget(pending, plan.budgetMs)
+      if (step === undefined && taskStore !== undefined && plan !== undefined) {
+        const task = taskStore.create({ owner: plan.owner, generation: 'modern', maxRuntimeMs: plan.policy.maxRuntimeMs, startedAt: plan.startedAt })
+        if (task !== undefined) {
+          // From now on the task's cancellation, not this request, stops the call.
+          unfollow()
+          call.follow(task.signal)
+          void drain(task, call, pending)
+          return taskResult({ resultType: 'task', ...modernTaskWire(task, taskStore.settings.pollIntervalMs) }) as unknown as CallToolResult
+        }
+      }
+      // No task (none wanted, or no room for one more): the call stays in the foreground.
+      step ??= await pending
     } finally {
       // The client answers in a new request (a retry): this round's request ends here, its signal no longer counts.
       unfollow()
@@ -246,10 +381,33 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     if (step.kind === 'ask') return inputRequired({ inputRequests: { [APPROVAL_INPUT_KEY]: inputRequired.elicit(step.form) }, requestState: step.id })
     return finish(call.name, step.result)
   }
+  /** A task-augmented 2025-11-25 call: the task is created before the answer, the call runs under its signal. */
+  const startLegacyTask = (name: string, args: unknown, ttl: unknown, owner: string): Record<string, unknown> => {
+    const store = taskStore as ServedTasks
+    const policy = taskPolicyOf(tools.get(name, agent))
+    if (policy === undefined) {
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool ${JSON.stringify(name)} does not support task-augmented calls (its execution.taskSupport is 'forbidden'); call it without params.task.`)
+    }
+    const task = store.create({ owner, generation: 'legacy', ttlMs: typeof ttl === 'number' ? ttl : undefined, maxRuntimeMs: policy.maxRuntimeMs, onChange: notifyStatus })
+    if (task === undefined) {
+      const { maxRunningTasks } = store.settings
+      throw new ProtocolError(-32000 as ProtocolErrorCode, `Too many running tasks: this server runs at most ${maxRunningTasks} tasks per session at once. Wait for one to finish, cancel one (tasks/cancel), or call the tool without a task.`, {
+        code: 'MCP_TASK_LIMIT',
+        maxRunningTasks,
+      })
+    }
+    const approval = approvalSettings.mode === 'host' ? undefined : () => inTask
+    void execute(name, args, task.signal, approval).then(
+      (result) => task.finish(taskOutcomeOf(name, result)),
+      (error: unknown) => task.finish({ kind: 'error', error: { code: ProtocolErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) } }),
+    )
+    return taskResult({ task: legacyTaskWire(task, store.settings.pollIntervalMs) })
+  }
 
   server.setRequestHandler('tools/call', async (request, context) => {
     const { name } = request.params
     const args = request.params.arguments ?? {}
+    const startedAt = Date.now()
     const state = context.mcpReq.requestState()
     if (typeof state === 'string') {
       // A 2026-07-28 client retries a call with its answer to our approval request.
@@ -263,12 +421,18 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
         )
       }
       waiting.answer(outcomeOf(inputResponse(context.mcpReq.inputResponses, APPROVAL_INPUT_KEY)))
-      return round(waiting.call, context.mcpReq.signal)
+      return round(waiting.call, context.mcpReq.signal, planFor(name, context, startedAt))
     }
     if (tools.get(name, agent) === undefined) throw unknownTool(name)
-    if (approvalSettings.mode === 'host') return finish(name, await execute(name, args, context.mcpReq.signal, undefined))
     const envelope = context.mcpReq.envelope
     if (envelope === undefined) {
+      const taskParam = (request.params as { task?: unknown }).task
+      const owner = ownerOf(context)
+      // A receiver that serves no tasks to this request processes it normally, ignoring `task` (2025-11-25).
+      if (typeof taskParam === 'object' && taskParam !== null && owner !== undefined) {
+        return startLegacyTask(name, args, (taskParam as { ttl?: unknown }).ttl, owner) as unknown as CallToolResult
+      }
+      if (approvalSettings.mode === 'host') return finish(name, await execute(name, args, context.mcpReq.signal, undefined))
       // 2025 era: ask within the call (elicitation/create on this request's stream), under the call's own signal.
       const ask: ToolCallApprover = async (approvalRequest) => {
         if (!supportsFormElicitation(server.getClientCapabilities())) return noElicitation
@@ -283,12 +447,20 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     }
     // 2026-07-28: an ask ends this round with input_required; the call waits in `approvals` for the client's retry.
     const call = new ServedCall(name, jsonText(args))
-    const waitForClient = approvals.approverFor(call)
-    const canElicit = supportsFormElicitation((envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY])
-    call.run((signal) => execute(name, args, signal, canElicit ? waitForClient : () => noElicitation))
-    return round(call, context.mcpReq.signal)
+    if (approvalSettings.mode === 'host') call.run((signal) => execute(name, args, signal, undefined))
+    else {
+      const waitForClient = approvals.approverFor(call)
+      const canElicit = supportsFormElicitation((envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY])
+      call.run((signal) => execute(name, args, signal, canElicit ? waitForClient : () => noElicitation))
+    }
+    return round(call, context.mcpReq.signal, planFor(name, context, startedAt))
   })
-  if (wiring.notifyOnConnection === false) return { server, dispose: () => ownApprovals?.close() }
+  if (taskStore !== undefined) registerTaskHandlers(server, taskStore, ownerOf)
+  const disposeOwn = () => {
+    ownApprovals?.close()
+    ownTasks?.close()
+  }
+  if (wiring.notifyOnConnection === false) return { server, dispose: disposeOwn }
   let connected = wiring.era === 'modern'
   server.oninitialized = () => (connected = true)
   const send = () => void server.sendToolListChanged().catch(() => {})
@@ -303,7 +475,7 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     dispose: () => {
       stop()
       notify.cancel()
-      ownApprovals?.close()
+      disposeOwn()
     },
   }
 }

@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server'
+import { createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isLegacyRequest, validateHostHeader, validateOriginHeader, type ServerContext } from '@modelcontextprotocol/server'
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio'
 import type { Context } from 'cordis'
 import { createLegacySessions, type LegacySessionOptions } from './legacy-sessions.js'
 import { coalesced, createToolServer, type ToolServerOptions } from './registry-server.js'
 import { PendingApprovals, resolveApprovalOptions } from './served-approval.js'
+import { resolveTaskOptions, ServedTasks } from './served-tasks.js'
 import { guardStdout } from './stdout-guard.js'
 
 /** A running MCP server: close it to stop serving (and, for HTTP, to free the port). */
@@ -26,6 +28,9 @@ export interface ServedTools {
  */
 export async function serveToolsStdio(ctx: Context, options: ToolServerOptions = {}): Promise<ServedTools> {
   const approvals = new PendingApprovals(resolveApprovalOptions(options))
+  const taskSettings = resolveTaskOptions(options.tasks)
+  // One client, the parent: every task belongs to this connection.
+  const tasks = taskSettings === undefined ? undefined : new ServedTasks(taskSettings)
   const disposers = new Set<() => void>()
   const stdout = guardStdout()
   let handle: ReturnType<typeof serveStdio>
@@ -33,7 +38,7 @@ export async function serveToolsStdio(ctx: Context, options: ToolServerOptions =
     handle = serveStdio(
       ({ era }) => {
         // A discovery probe's instance may be dropped unconnected: its listener goes with close() at the latest.
-        const { server, dispose } = createToolServer(ctx, options, { era, approvals })
+        const { server, dispose } = createToolServer(ctx, options, { era, approvals, tasks, taskOwner: () => 'stdio' })
         disposers.add(dispose)
         server.onclose = () => (dispose(), disposers.delete(dispose))
         return server
@@ -49,6 +54,7 @@ export async function serveToolsStdio(ctx: Context, options: ToolServerOptions =
       for (const dispose of disposers) dispose()
       disposers.clear()
       approvals.close()
+      tasks?.close()
       try {
         await handle.close()
       } finally {
@@ -69,6 +75,16 @@ export interface HttpServeOptions extends ToolServerOptions, LegacySessionOption
 }
 
 class BodyTooLarge extends Error {}
+
+/**
+ * The owner of a 2026-07-28 caller's tasks: its credentials (the `Authorization` header, hashed), so a task id works
+ * only with the credentials that created it. Without credentials every caller is the same owner, and the id (128
+ * random bits) is the only secret.
+ */
+function callerOwner(context: ServerContext): string {
+  const authorization = context.http?.req?.headers.get('authorization') ?? ''
+  return `caller:${createHash('sha256').update(authorization).digest('base64url')}`
+}
 
 /**
  * The signal of one exchange: aborted when the client goes away before the response is complete (it closed the
@@ -150,11 +166,14 @@ export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {
   // 2026-07-28 calls waiting for their client's approval outlive the per-request server that asked: one store for all.
   const approvals = new PendingApprovals(resolveApprovalOptions(options))
   disposers.add(() => approvals.close())
-  const sessions = createLegacySessions(ctx, options)
+  const taskSettings = resolveTaskOptions(options.tasks)
+  const tasks = taskSettings === undefined ? undefined : new ServedTasks(taskSettings)
+  disposers.add(() => tasks?.close())
+  const sessions = createLegacySessions(ctx, options, tasks)
   // Per-request servers hold no connection to notify on; the handler's listen router does it for every open stream.
   const handler = createMcpHandler(
     () => {
-      const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false, approvals })
+      const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false, era: 'modern', approvals, tasks, taskOwner: callerOwner })
       disposers.add(dispose)
       server.onclose = () => (dispose(), disposers.delete(dispose))
       return server
