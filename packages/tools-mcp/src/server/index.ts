@@ -3,4 +3,5 @@
 export { createToolServer, type ToolServerOptions, type ToolServerWiring } from './registry-server.js'
 export type { LegacySessionOptions } from './legacy-sessions.js'
 export type { ServedApprovalOptions } from './served-approval.js'
+export type { ServedTaskOptions } from './served-tasks.js'
 export { serveToolsHttp, serveToolsStdio, type HttpServeOptions, type ServedTools } from './serve.js'

@@ -23,8 +23,8 @@ export interface ServedTools {
  * stdout is the protocol stream: until `close()`, every other write to `process.stdout` (a tool's `console.log`,
  * a library's progress line) goes to stderr instead, so nothing but protocol messages reaches the client. Writes to
  * file descriptor 1 that bypass `process.stdout` (`fs.writeSync(1, …)`, a child process spawned with inherited
- * stdio) cannot be routed: give child processes piped or ignored stdout. Invalid options throw `McpConfigError`
- * before anything is served.
+ * stdio) cannot be routed: give child processes piped or ignored stdout. Long calls are served as MCP tasks of this
+ * connection (`tasks`), all cancelled by `close()`. Invalid options throw `McpConfigError` before anything is served.
  */
 export async function serveToolsStdio(ctx: Context, options: ToolServerOptions = {}): Promise<ServedTools> {
   const approvals = new PendingApprovals(resolveApprovalOptions(options))
@@ -158,8 +158,11 @@ async function writeResponse(answer: Response, response: ServerResponse): Promis
  *   (default 10 minutes) with no request in flight and no open stream. An unknown or ended session id gets HTTP 404
  *   (JSON-RPC -32001), the protocol's signal to start a new session.
  *
- * Either era gets one notification per burst of registry changes. A request body over 4 MiB gets 413. `close()`
- * ends every session and open stream and frees the port.
+ * Either era gets one notification per burst of registry changes. A request body over 4 MiB gets 413.
+ *
+ * Long calls are served as MCP tasks (`tasks`, on by default): a 2025-era session's tasks belong to the session and
+ * are cancelled when it ends; a 2026-07-28 caller's tasks belong to the credentials it sent (its `Authorization`
+ * header). `close()` cancels every task, ends every session and open stream, and frees the port.
  */
 export async function serveToolsHttp(ctx: Context, options: HttpServeOptions = {}): Promise<ServedTools & { readonly url: string }> {
   const disposers = new Set<() => void>()

@@ -6,7 +6,7 @@ import { createToolContext } from '@dsh/tools-testing'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { CallToolResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolResultSchema, McpError, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { sleep, until } from '../test-support/fixtures.js'
 import { rawModernClient, type RawAnswer } from '../test-support/raw-modern-client.js'
@@ -229,9 +229,11 @@ describe('2025-11-25: the official SDK v1 client', () => {
     expect(body).toMatchObject({ started: 1, finished: 1, aborted: 0 })
   })
 
-  it('callToolStream runs the whole flow: created, statuses, result', async () => {
+  it('callToolStream runs the whole flow: created, statuses, result; the end is announced by notifications/tasks/status', async () => {
     const { url } = await servedRegistry()
     const { client } = await connectV1(url)
+    const notified: string[] = []
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void notified.push(`${notification.params.taskId}:${notification.params.status}`))
     const seen: string[] = []
     let text = ''
     for await (const message of client.experimental.tasks.callToolStream({ name: 'slow', arguments: {} }, CallToolResultSchema, { task: {}, timeout: 30_000 })) {
@@ -242,6 +244,9 @@ describe('2025-11-25: the official SDK v1 client', () => {
     expect(seen.at(-2)).toBe('status:completed')
     expect(seen.at(-1)).toBe('result')
     expect(text).toBe('slow done')
+    const taskId = (await client.experimental.tasks.listTasks()).tasks[0]?.taskId
+    await until(() => notified.length > 0, 5_000, 'a status notification')
+    expect(notified).toEqual([`${taskId}:completed`])
   })
 
   it("tasks/cancel aborts the call's exec.signal and returns the cancelled task; cancelling again is -32602", async () => {
