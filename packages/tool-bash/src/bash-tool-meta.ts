@@ -1,4 +1,4 @@
-import type { JsonObject } from '@dsh/tools-core'
+import type { JsonObject, TaskSnapshot } from '@dsh/tools-core'
 import type { TerminalResultMeta } from '@dsh/tools-presentation'
 import type { BashStopReason, BashTaskStatus, CapturedOutput } from './bash-executor.js'
 import { savedSpillPath } from './format-bash-output.js'
@@ -49,6 +49,11 @@ export interface BashStartMeta {
   readonly cwd: string
   /** The timeout that applies, in ms. */
   readonly timeoutMs: number
+  /**
+   * The task layer's snapshot of the task, when `@dsh/tool-tasks` runs it (absent when tool-bash's own table does):
+   * what a UI's task card and `task_list` show.
+   */
+  readonly task?: TaskSnapshot
 }
 
 /**

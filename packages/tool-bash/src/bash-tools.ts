@@ -12,6 +12,8 @@ import {
 } from './bash-tools-config.js'
 import { contributeBashGuidance } from './bash-guidance.js'
 import { createBashTools, ForegroundRuns } from './create-bash-tools.js'
+import { LayerBashTasks } from './layer-tasks.js'
+import type { TaskService } from '@dsh/tool-tasks'
 
 /**
  * Registers the model-facing tools `bash`, `bash_output` and `bash_kill` on `ctx.tools`, running commands through
@@ -30,11 +32,15 @@ function apply(ctx: Context, config?: BashToolsConfig): void {
     error === undefined ? logger.warn(message) : logger.warn(message, error),
   )
   const foreground = new ForegroundRuns()
+  const layerTasks = new LayerBashTasks()
   ctx.effect(
-    () => () => Promise.all([foreground.dispose(), tasks.dispose()]).then(() => undefined),
+    () => () => Promise.all([foreground.dispose(), tasks.dispose(), layerTasks.dispose()]).then(() => undefined),
     'bash tools: running commands',
   )
-  const definitions = createBashTools({ executor, tasks, foreground, config: resolved })
+  // The task layer is optional and asked for at each call: loaded before or after the tools, it runs the background
+  // commands started while it is there; without it, tool-bash's own table does.
+  const layer = (): TaskService | undefined => ctx.get('tasks') as TaskService | undefined
+  const definitions = createBashTools({ executor, tasks, foreground, config: resolved, layer, layerTasks })
   for (const tool of definitions) tools.register(tool)
   contributeBashGuidance(ctx, { tools, definitions, limits: executor.limits, config: resolved })
 }

@@ -2,6 +2,7 @@ import { isAbsolute, join } from 'node:path'
 import type { JsonObject, ToolExecution, ToolResult, ToolResultView } from '@dsh/tools-core'
 import { genericCall, genericResult, terminalCall, terminalResultFromMeta, terminalResultMeta } from '@dsh/tools-presentation'
 import { defineTool, MAX_TIMEOUT_MS } from '@dsh/tools-schema'
+import { taskCard, taskKillResult, taskOutputResult, type TaskService } from '@dsh/tool-tasks'
 import { describeDuration, type BackgroundTasks, type TaskRead } from './background-tasks.js'
 import { BashAbortedError } from './bash-aborted-error.js'
 import type { BashExecutor, BashExecutorLimits, BashRequest, BashResult } from './bash-executor.js'
@@ -10,6 +11,7 @@ import { streamMeta, type BashRunMeta, type BashStartMeta, type BashTaskMeta } f
 import type { ResolvedBashToolsConfig } from './bash-tools-config.js'
 import { ownValue } from './config-values.js'
 import { formatBashResult, formatBashTaskOutput } from './format-bash-output.js'
+import type { LayerBashTasks } from './layer-tasks.js'
 
 /**
  * How far past the executor's maximum command timeout the `bash` tool's declared `timeoutMs` (its budget for a
@@ -55,12 +57,25 @@ export class ForegroundRuns {
   }
 }
 
-/** What {@link createBashTools} needs: the executor, the task table, the in-flight runs and the configuration. */
+/**
+ * What {@link createBashTools} needs: the executor, the task table, the in-flight runs and the configuration; and,
+ * when `@dsh/tool-tasks` may be loaded, how to find it (`layer`, asked at each call) and the commands run on it.
+ */
 export interface BashToolsContext {
   readonly executor: BashExecutor
   readonly tasks: BackgroundTasks
   readonly foreground: ForegroundRuns
   readonly config: ResolvedBashToolsConfig
+  readonly layer?: (() => TaskService | undefined) | undefined
+  readonly layerTasks?: LayerBashTasks | undefined
+}
+
+/** Ids of tool-bash's own task table (`bash_1`, …); any other id is the task layer's, when it is loaded. */
+const OWN_TASK_ID = /^bash_\d+$/
+
+/** The task layer that runs a task id, or `undefined` when tool-bash's own table does (or no layer is loaded). */
+function layerFor(context: BashToolsContext, taskId: string): TaskService | undefined {
+  return OWN_TASK_ID.test(taskId) ? undefined : context.layer?.()
 }
 
 /** The directory a call runs in: `workdir` (absolute, or relative to the agent's cwd), else the agent's cwd. */
@@ -159,7 +174,7 @@ const taskIdParameter = {
  * state the executor's limits (timeouts, output window) so the model knows them.
  */
 export function createBashTools(context: BashToolsContext) {
-  const { executor, tasks, foreground, config } = context
+  const { executor, tasks, foreground, config, layerTasks } = context
   const limits = executor.limits
   const notice = config.notifyOnCompletion ? ', and you are told when it ends' : ''
 
@@ -205,6 +220,18 @@ export function createBashTools(context: BashToolsContext) {
       const cwd = requestCwd(arg(args, 'workdir'), exec)
       // A missing command reaches the executor as `undefined` and is refused there (INVALID_ARGS).
       const request: BashRequest = { command: arg(args, 'command') as string, cwd, timeoutMs: arg(args, 'timeout') }
+      const layer = arg(args, 'run_in_background') === true && layerTasks !== undefined ? context.layer?.() : undefined
+      if (layer !== undefined && layerTasks !== undefined) {
+        const { started, task } = await layerTasks.start(layer, executor, exec, request)
+        const id = started.task.id
+        const meta: BashStartMeta = { taskId: id, status: 'running', pid: task.pid, cwd: task.cwd, timeoutMs: task.timeoutMs, task: started.task }
+        const told = layer.config.notify && typeof exec.agent?.inject === 'function'
+        const text =
+          `Started background task ${id} in ${task.cwd} (timeout ${task.timeoutMs}ms). ` +
+          `Read its output with bash_output or task_output and stop it with bash_kill or task_kill (task_id "${id}")` +
+          `${told ? '; you will be told when it ends' : ''}.`
+        return { content: [{ type: 'text', text }], meta }
+      }
       if (arg(args, 'run_in_background') === true) {
         const record = await tasks.start(executor, exec.agent, request)
         const { task } = record
@@ -266,7 +293,9 @@ export function createBashTools(context: BashToolsContext) {
       'finished tasks wait), so read it soon.',
     parameters: taskIdParameter,
     concurrencySafe: true,
-    execute(args, exec) {
+    async execute(args, exec) {
+      const layer = layerFor(context, taskIdOf(args))
+      if (layer !== undefined) return taskOutputResult(await layer.read(taskIdOf(args), exec.agent))
       const read = tasks.read(exec.agent, taskIdOf(args))
       return {
         content: [{ type: 'text', text: formatBashTaskOutput(read.record.id, read.output, read.outcome) }],
@@ -275,6 +304,8 @@ export function createBashTools(context: BashToolsContext) {
     },
     presentCall: (args) => genericCall({ title: `Output of ${taskIdOf(args)}`, kind: 'read' }),
     presentResult(args, result) {
+      const card = taskCard(result)
+      if (card !== undefined) return card
       const status = readTaskStatus(result)
       const id = taskIdOf(args)
       return genericResult({ title: status === undefined ? `Output of ${id}` : `Output of ${id} (${status})` })
@@ -289,6 +320,8 @@ export function createBashTools(context: BashToolsContext) {
       'with its exit markers; the task is forgotten afterwards.',
     parameters: taskIdParameter,
     async execute(args, exec) {
+      const layer = layerFor(context, taskIdOf(args))
+      if (layer !== undefined) return taskKillResult(await layer.kill(taskIdOf(args), exec.agent), layer.config.killGraceMs)
       const read = await tasks.kill(exec.agent, taskIdOf(args))
       const prefix = read.alreadyEnded ? `Task ${read.record.id} had already ended.\n` : ''
       return {
@@ -297,7 +330,7 @@ export function createBashTools(context: BashToolsContext) {
       }
     },
     presentCall: (args) => genericCall({ title: `Stop ${taskIdOf(args)}`, kind: 'execute' }),
-    presentResult: (args) => genericResult({ title: `Stop ${taskIdOf(args)}` }),
+    presentResult: (args, result) => taskCard(result) ?? genericResult({ title: `Stop ${taskIdOf(args)}` }),
   })
 
   return [bash, bashOutput, bashKill] as const

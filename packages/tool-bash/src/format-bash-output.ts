@@ -168,3 +168,57 @@ export function describeTaskEnd(outcome: BashTaskOutcome): string {
   if (result.signal !== null) return `was killed by signal ${result.signal}`
   return `finished with exit code ${result.exitCode ?? 'unknown'}`
 }
+
+/** Where a task's combined output stream stands between two appends (see {@link formatOutputChunk}). */
+export interface OutputChunkState {
+  /** The stream the last text appended came from (`stdout` at the start). */
+  stream: 'stdout' | 'stderr'
+  /** True when nothing was appended yet or the last text ended with a newline. */
+  atLineStart: boolean
+}
+
+/**
+ * The text to append to a task's one combined output stream for one read of a background command (the task layer's
+ * output, which `task_output` reads): stdout as it is, stderr after a `[stderr]` line, and `[stdout]` again when
+ * stdout follows stderr (a marker always starts a line). A stream the read window cut shows its head, the omitted
+ * line and its tail, then its `[output truncated …]` marker. `''` when the read holds nothing.
+ */
+export function formatOutputChunk(output: BashTaskOutput, state: OutputChunkState): string {
+  let text = ''
+  const append = (stream: 'stdout' | 'stderr', captured: CapturedOutput): void => {
+    if (captured.totalBytes === 0) return
+    if (state.stream !== stream) {
+      if (!state.atLineStart && !text.endsWith('\n')) text += '\n'
+      text += `[${stream}]\n`
+      state.stream = stream
+    }
+    text += streamText(captured)
+    const marker = truncationMarker(stream, captured)
+    if (marker !== undefined) text += `${text.endsWith('\n') ? '' : '\n'}${marker}\n`
+    state.atLineStart = text.endsWith('\n')
+  }
+  // The stream the last append came from goes first, so a read of both streams switches once, not twice.
+  if (state.stream === 'stderr') {
+    append('stderr', output.stderr)
+    append('stdout', output.stdout)
+  } else {
+    append('stdout', output.stdout)
+    append('stderr', output.stderr)
+  }
+  return text
+}
+
+/**
+ * The final result of a background command run as a task-layer task: one sentence on how it ended (`The command
+ * finished with exit code 3.`, `… timed out after 100ms and was stopped (signal SIGTERM).`), then `[output cut off …]`
+ * when a pipe was closed before its end, and the executor's note.
+ * Where each whole stream is saved, when it outgrew the window, is in the markers the output stream carried.
+ */
+export function formatTaskEnd(outcome: BashTaskOutcome & { readonly status: 'completed' }): string {
+  const lines = [`The command ${describeTaskEnd(outcome)}.`]
+  const cutOff = cutOffMarker(outcome.result)
+  if (cutOff !== undefined) lines.push(cutOff)
+  const note = executorNote(outcome.result)
+  if (note !== undefined) lines.push(note)
+  return lines.join('\n')
+}
