@@ -1,3 +1,4 @@
+import { taskOf } from '@dsh/tool-tasks'
 import { DshError, type JsonObject, type ToolExecution } from '@dsh/tools-core'
 import { mapCallResult, type MappedResult } from './call-results.js'
 import type { PlannedTool } from './discovery.js'
@@ -6,8 +7,10 @@ import { MCP_ERROR_CODES } from './mcp-error-codes.js'
 import { cutUtf8 } from './result-bounds.js'
 import { callBudget, type McpCallBudget } from './server-config.js'
 import type { ServerConnection } from './server-connection.js'
+import { followServerTask } from './server-task.js'
 import { SessionFailure } from './session-types.js'
 import { isRecord } from './is-record.js'
+import { withoutRunInBackground } from './task-policy.js'
 
 const isPlainObject: (value: unknown) => value is JsonObject = isRecord
 
@@ -90,11 +93,21 @@ export function boundedProgress(progress: { progress?: unknown; total?: unknown;
  * `exec.signal` is rethrown as a plain error, so the registry reports `ABORTED` (or, when it was
  * `@dsh/timeout-policy`'s deadline, the policy reports `TOOL_TIMEOUT`), never this client's timeout. A call that a
  * crash interrupted is sent again once only when the tool is replayable (a trusted idempotent or read-only tool).
+ *
+ * MCP tasks: a call of a task-only tool, and of a task-capable one that runs as a dsh task (`taskOf(exec)`: the
+ * task layer made it one, or may), is task-augmented on a 2025-era session; on a 2026-07-28 one the server decides.
+ * When the server makes a task of the call, it is followed to its end ({@link followServerTask}): its status
+ * messages go to the dsh task, its result through the same checks as a plain call's, and a stopped call cancels it.
+ * `runInBackground` says the registration added `run_in_background`, which the server is not sent.
  */
-export async function callServerTool(connection: ServerConnection, plan: PlannedTool, args: unknown, exec: ToolExecution): Promise<MappedResult> {
+export async function callServerTool(connection: ServerConnection, plan: PlannedTool, args: unknown, exec: ToolExecution, runInBackground = false): Promise<MappedResult> {
   if (args !== undefined && args !== null && !isPlainObject(args)) {
     throw new DshError('INVALID_ARGS', `The arguments of ${plan.name} must be a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`)
   }
+  if (runInBackground && isPlainObject(args)) args = withoutRunInBackground(args)
+  // Read at once: the task layer attaches the context before the body runs.
+  const background = taskOf(exec)
+  const augment = plan.taskSupport === 'required' || (plan.taskSupport === 'optional' && background !== undefined)
   const budget = callBudget(connection.config, plan.wireName)
   const server = connection.config.id
   const where = `the MCP tool ${JSON.stringify(plan.wireName)} of server ${JSON.stringify(server)}`
@@ -106,13 +119,28 @@ export async function callServerTool(connection: ServerConnection, plan: Planned
     for (let attempt = 0; ; attempt += 1) {
       try {
         const session = await connection.session(signal)
-        const result = await session.callTool(plan.definition, (args ?? {}) as JsonObject, {
+        const outcome = await session.callTool(plan.definition, (args ?? {}) as JsonObject, {
           signal,
           idleTimeoutMs: budget.idleMs,
           totalTimeoutMs: budget.totalMs,
           onProgress: (progress) =>
             connection.emitProgress({ server, name: plan.name, callId: exec.callId, ...boundedProgress(progress) }),
+          // The task lives no longer than the call may.
+          ...(augment ? { task: { ttlMs: budget.totalMs } } : {}),
         })
+        const result =
+          outcome.kind === 'result'
+            ? outcome.result
+            : await followServerTask({
+                session,
+                task: outcome.task,
+                signal,
+                stop: connection.stopSignal,
+                requestTimeoutMs: budget.idleMs,
+                onStatus: (message) => background?.status(cutUtf8(message, MAX_PROGRESS_MESSAGE_BYTES).text),
+                where,
+                server,
+              })
         // Checked here against the gated outputSchema (the SDK is not given it: see sdk-session.ts).
         return mapCallResult(result, { server, tool: plan.wireName, bounds: connection.config.output, outputSchema: plan.outputCheck })
       } catch (error) {

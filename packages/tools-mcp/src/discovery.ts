@@ -84,6 +84,22 @@ export interface PlannedTool {
   readonly findings: readonly SchemaFinding[]
   /** Why the tool is not registered (quarantine, rejection, tasks, a name clash). */
   readonly note: string | undefined
+  /**
+   * How calls of the tool may run as MCP tasks: its `execution.taskSupport` (`optional` or `required`) when the
+   * server supports tasks on `tools/call`; absent for a tool whose calls are plain calls (`forbidden`, no
+   * `taskSupport`, or a server that does not support tasks there).
+   */
+  readonly taskSupport?: 'optional' | 'required' | undefined
+}
+
+/** What {@link planTools} knows of the server beyond its listing. */
+export interface PlanToolsOptions {
+  /**
+   * True when the server supports tasks on `tools/call` (2025-11-25: it advertises `tasks.requests.tools.call`;
+   * 2026-07-28: it declared the `io.modelcontextprotocol/tasks` extension). Without it a tool that requires tasks is
+   * `unsupported`, and `taskSupport: 'optional'` is ignored. Default `false`.
+   */
+  readonly taskCalls?: boolean | undefined
 }
 
 /** Absent, as an optional field of a definition: `undefined` or JSON `null` (which some servers send for "none"). */
@@ -162,10 +178,12 @@ class Planner {
   readonly #wire = new Set<string>()
   readonly #config: ResolvedMcpServerConfig
   readonly #baseline: ReadonlyMap<string, string>
+  readonly #taskCalls: boolean
 
-  constructor(config: ResolvedMcpServerConfig, baseline: ReadonlyMap<string, string>) {
+  constructor(config: ResolvedMcpServerConfig, baseline: ReadonlyMap<string, string>, options: PlanToolsOptions = {}) {
     this.#config = config
     this.#baseline = baseline
+    this.#taskCalls = options.taskCalls === true
   }
 
   add(entry: unknown, index: number): void {
@@ -216,7 +234,10 @@ class Planner {
     }
     const fingerprint = fingerprintTool(definition)
     const policy = toolPolicy(definition, config.trust, settings)
-    const base = { wireName, name, definition, policy, fingerprint, findings, parameters, outputSchema: output?.schema, outputCheck: output?.check }
+    const execution = own(entry, 'execution')
+    const declared = isRecord(execution) ? own(execution, 'taskSupport') : undefined
+    const taskSupport: PlannedTool['taskSupport'] = this.#taskCalls && (declared === 'optional' || declared === 'required') ? declared : undefined
+    const base = { wireName, name, definition, policy, fingerprint, findings, parameters, outputSchema: output?.schema, outputCheck: output?.check, ...(taskSupport === undefined ? {} : { taskSupport }) }
     const approved = this.#baseline.get(wireName)
     const messages = (source: SchemaFinding['source']): string =>
       findings
@@ -230,9 +251,9 @@ class Planner {
     } else if (problems.length > 0) {
       state = 'rejected'
       note = `its definition is malformed: ${messages('tool')}`
-    } else if (isRecord(own(entry, 'execution')) && own(own(entry, 'execution') as Record<string, unknown>, 'taskSupport') === 'required') {
+    } else if (declared === 'required' && taskSupport === undefined) {
       state = 'unsupported'
-      note = 'the tool requires MCP tasks, which this client does not support yet'
+      note = 'the tool requires MCP tasks, which the server does not support on tools/call (2025-11-25: capabilities.tasks.requests.tools.call; 2026-07-28: the io.modelcontextprotocol/tasks extension)'
     } else if (parameters === undefined) {
       state = 'rejected'
       note = `its inputSchema was rejected: ${findings.filter((finding) => finding.source === undefined || finding.code === 'check').map((finding) => finding.message).join('; ')}`
@@ -253,13 +274,13 @@ class Planner {
 /**
  * Plans the registrations for one listing: names, the definition check, the schema gates (input and output), the
  * trust policy and drift. `baseline` holds the fingerprints approved so far (from `pinned`, or first seen); a tool
- * whose fingerprint differs is quarantined. Tools that require tasks are reported and not registered (this client
- * does not run tasks). Total: an entry that is not a usable tool (no name, a name listed twice, a malformed field,
+ * whose fingerprint differs is quarantined. A tool that requires tasks is registered when the server supports tasks
+ * on `tools/call` (`options.taskCalls`), and reported `unsupported` otherwise. Total: an entry that is not a usable tool (no name, a name listed twice, a malformed field,
  * a schema the gates refuse, anything that throws while it is read) is planned as `rejected` with a note saying
  * why, and every other tool is planned as usual.
  */
-export function planTools(tools: readonly McpToolDefinition[], config: ResolvedMcpServerConfig, baseline: ReadonlyMap<string, string>): PlannedTool[] {
-  const planner = new Planner(config, baseline)
+export function planTools(tools: readonly McpToolDefinition[], config: ResolvedMcpServerConfig, baseline: ReadonlyMap<string, string>, options?: PlanToolsOptions): PlannedTool[] {
+  const planner = new Planner(config, baseline, options)
   const list: readonly unknown[] = Array.isArray(tools) ? tools : []
   for (let index = 0; index < list.length; index += 1) planner.add(list[index], index)
   return planner.planned
@@ -273,8 +294,8 @@ const sliceMs = 10
  * listing path), so that timers, aborts and other servers' traffic run while a large listing is checked. The
  * work is the same, linear in the listing's size.
  */
-export async function planToolsInSlices(tools: readonly McpToolDefinition[], config: ResolvedMcpServerConfig, baseline: ReadonlyMap<string, string>): Promise<PlannedTool[]> {
-  const planner = new Planner(config, baseline)
+export async function planToolsInSlices(tools: readonly McpToolDefinition[], config: ResolvedMcpServerConfig, baseline: ReadonlyMap<string, string>, options?: PlanToolsOptions): Promise<PlannedTool[]> {
+  const planner = new Planner(config, baseline, options)
   const list: readonly unknown[] = Array.isArray(tools) ? tools : []
   let start = performance.now()
   for (let index = 0; index < list.length; index += 1) {

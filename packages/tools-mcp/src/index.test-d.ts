@@ -9,7 +9,9 @@ import {
   type McpListenEvent,
   type McpServerConfig,
   type McpServerStatus,
+  type McpTaskConfig,
   type McpToolDefinition,
+  type PlannedTool,
 } from './index.js'
 
 it('takes a config with an id and a command or url, and types its status', () => {
@@ -37,6 +39,15 @@ it('keeps codes literal', () => {
   expectTypeOf(MCP_ERROR_CODES.RESULT_TOO_LARGE).toMatchTypeOf<'MCP_RESULT_TOO_LARGE'>()
   expectTypeOf(MCP_ERROR_CODES.TOOL_QUARANTINED).toMatchTypeOf<'MCP_TOOL_QUARANTINED'>()
   expectTypeOf(MCP_ERROR_CODES.SERVER_UNLOADED).toMatchTypeOf<'MCP_SERVER_UNLOADED'>()
+  expectTypeOf(MCP_ERROR_CODES.TASK_CANCELLED).toMatchTypeOf<'MCP_TASK_CANCELLED'>()
+})
+
+it('types the tasks config and the task support of a plan', () => {
+  expectTypeOf<McpServerConfig['tasks']>().toEqualTypeOf<McpTaskConfig | undefined>()
+  expectTypeOf<NonNullable<McpTaskConfig['taskOnly']>>().toEqualTypeOf<'optional' | 'required'>()
+  expectTypeOf<{ id: 'x'; command: 'y'; tasks: { foregroundMs: 5000; taskOnly: 'required' } }>().toMatchTypeOf<McpServerConfig>()
+  expectTypeOf<{ id: 'x'; command: 'y'; tasks: { taskOnly: 'forbidden' } }>().not.toMatchTypeOf<McpServerConfig>()
+  expectTypeOf<PlannedTool['taskSupport']>().toEqualTypeOf<'optional' | 'required' | undefined>()
 })
 
 it("matches the SDK's own tool and result shapes (structural types, no SDK import at run time)", () => {

@@ -29,6 +29,10 @@ describe('the package surface', () => {
     ])
   })
 
+  it('defaults the tasks config: a 10 s foreground budget, task-only tools foreground-first', () => {
+    expect(mcp.resolveMcpServerConfig({ id: 'x', command: 'a' }).tasks).toEqual({ foregroundMs: 10_000, taskOnly: 'optional' })
+  })
+
   it('defaults minListTtlMs to 1000 ms and rejects one below 1 ms', () => {
     expect(mcp.resolveMcpServerConfig({ id: 'x', url: 'http://127.0.0.1:1/mcp' }).minListTtlMs).toBe(1_000)
     expect(() => mcp.resolveMcpServerConfig({ id: 'x', url: 'http://127.0.0.1:1/mcp', minListTtlMs: 0 })).toThrow(/minListTtlMs: must be an integer from 1 to 2147483647, got 0/)

@@ -7,7 +7,7 @@ import { resolveMcpServerConfig, type McpServerConfig } from './server-config.js
 
 export { requireFullArgumentValidation } from './argument-validation.js'
 export { mapCallResult, mapContent, type MapCallResultContext, type MappedResult, type McpResultMeta } from './call-results.js'
-export { listAllTools, MAX_WIRE_NAME_LENGTH, planTools, type OmittedTools, type PlannedTool, type ToolState } from './discovery.js'
+export { listAllTools, MAX_WIRE_NAME_LENGTH, planTools, type OmittedTools, type PlannedTool, type PlanToolsOptions, type ToolState } from './discovery.js'
 export { fingerprintTool } from './fingerprint.js'
 export { McpCallError, type McpCallErrorOptions } from './mcp-call-error.js'
 export { McpConfigError } from './mcp-config-error.js'
@@ -26,6 +26,7 @@ export {
   type McpRestartPolicy,
   type McpSchemaCheck,
   type McpServerConfig,
+  type McpTaskConfig,
   type McpTimeouts,
   type McpToolConfig,
   type ResolvedMcpServerConfig,

@@ -17,6 +17,7 @@ import { defineToolErrorCodes } from '@dsh/tools-core'
  * - `MCP_TOOL_QUARANTINED`: the tool's definition changed since it was approved (or another wire name took its
  *   registry name); it is not offered and its calls are refused until a person approves it (`approveMcpTools`).
  * - `MCP_SERVER_UNLOADED`: the server's plugin was unloaded (its fiber disposed) while the call ran or waited.
+ * - `MCP_TASK_CANCELLED`: the call ran as an MCP task, and the server (not this client) cancelled it.
  */
 export const MCP_ERROR_CODES = defineToolErrorCodes('MCP', [
   'SERVER_ERROR',
@@ -30,6 +31,7 @@ export const MCP_ERROR_CODES = defineToolErrorCodes('MCP', [
   'CONNECT_FAILED',
   'TOOL_QUARANTINED',
   'SERVER_UNLOADED',
+  'TASK_CANCELLED',
 ])
 
 /** One of {@link MCP_ERROR_CODES}. */

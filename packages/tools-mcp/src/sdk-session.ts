@@ -12,7 +12,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import type { JsonObject } from '@dsh/tools-core'
-import type { McpCallResult, McpListenStream, McpSession, McpToolDefinition, McpToolPage, SessionCallOptions } from './session-types.js'
+import type { McpCallOutcome, McpCallResult, McpListenStream, McpSession, McpTaskState, McpToolDefinition, McpToolPage, SessionCallOptions, SessionRequestOptions } from './session-types.js'
 import { SessionFailure } from './session-types.js'
 import type { MessageTransport } from './stdio-transport.js'
 
@@ -80,6 +80,24 @@ const unparsedPage: StandardSchemaV1<unknown, { tools?: unknown; nextCursor?: un
 /** Marks the JSON-RPC error this client puts in place of a malformed response (see {@link malformedResponse}). */
 const MALFORMED = 'dsh/malformedResponse'
 
+/** The 2026-07-28 tasks extension (SEP-2663), declared by this client on a session that may speak that era. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
+/**
+ * Carries a 2026-07-28 task answer (`resultType: 'task'`) to a `tools/call` past the SDK, which rejects any
+ * `resultType` it has no runtime for and drops the answer: the answer is routed as a JSON-RPC error whose data holds
+ * it under this key, and `callTool` reads the task back out of that error.
+ */
+const TASK_ANSWER = 'dsh/taskAnswer'
+
+/** A result schema that takes any answer as it is (task methods, which the SDK has no schema for). */
+const unparsed: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': { version: 1, vendor: 'dsh-tools-mcp', validate: (value) => ({ value: value as Record<string, unknown> }) },
+}
+
+/** Outgoing `tools/call` request ids whose answers are not in yet (at most this many remembered). */
+const maxPendingCalls = 4_096
+
 function describeJson(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
@@ -131,16 +149,33 @@ function checkedMessage(message: unknown): unknown {
  * result schema (one unknown block type would otherwise fail the whole call). The MCP mapping keeps every other
  * block 1:1.
  */
-function tolerantTransport(inner: Transport): Transport {
+function tolerantTransport(inner: Transport, options: { readonly stripTasksExtension: boolean }): Transport {
+  // Ids of this client's tools/call requests: only their answers may be tasks.
+  const pendingCalls = new Set<unknown>()
   return new Proxy(inner, {
     get(target, key) {
+      if (key === 'send') {
+        return (message: { id?: unknown; method?: unknown; params?: unknown }, sendOptions?: unknown) => {
+          if (message.method === 'tools/call' && message.id !== undefined) {
+            pendingCalls.add(message.id)
+            if (pendingCalls.size > maxPendingCalls) pendingCalls.delete(pendingCalls.values().next().value)
+          }
+          // The 2025 initialize handshake of an `auto` session: the 2026 extension means nothing there, and that era's
+          // wire carries only what this client serves.
+          if (options.stripTasksExtension && message.method === 'initialize') message = withoutTasksExtension(message)
+          return target.send(message as never, sendOptions as never)
+        }
+      }
       const value: unknown = Reflect.get(target, key)
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
     },
     set(target, key, value) {
       if (key !== 'onmessage' || typeof value !== 'function') return Reflect.set(target, key, value)
       target.onmessage = ((raw: unknown, extra?: unknown) => {
-        let message = checkedMessage(raw) as { id?: unknown; method?: unknown; result?: { content?: unknown; tools?: unknown } }
+        let message = checkedMessage(raw) as { id?: unknown; method?: unknown; result?: { content?: unknown; tools?: unknown; resultType?: unknown } }
+        if (message.id !== undefined && message.method === undefined && pendingCalls.delete(message.id) && message.result?.resultType === 'task') {
+          message = taskAnswer(message.id, message.result) as typeof message
+        }
         // Only answers to this client's requests carry a result; only tools/call results carry content.
         if (message.id !== undefined && message.method === undefined && Array.isArray(message.result?.content)) {
           message = { ...message, result: { ...message.result, content: message.result.content.map(tolerantBlock) } }
@@ -156,6 +191,63 @@ function tolerantTransport(inner: Transport): Transport {
       return true
     },
   })
+}
+
+/** `message` (an `initialize` request) without the tasks extension in its client capabilities. */
+function withoutTasksExtension<T extends { params?: unknown }>(message: T): T {
+  const params = message.params as { capabilities?: { extensions?: Record<string, unknown> } } | undefined
+  const extensions = params?.capabilities?.extensions
+  if (extensions === undefined || !Object.hasOwn(extensions, TASKS_EXTENSION)) return message
+  const { [TASKS_EXTENSION]: _dropped, ...rest } = extensions
+  const { extensions: _all, ...capabilities } = params?.capabilities ?? {}
+  return { ...message, params: { ...params, capabilities: Object.keys(rest).length === 0 ? capabilities : { ...capabilities, extensions: rest } } }
+}
+
+/** The JSON-RPC error this client routes in place of a task answer to `tools/call` (see {@link TASK_ANSWER}). */
+function taskAnswer(id: unknown, result: unknown): { readonly id: unknown } {
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: 'The MCP server answered with a task.', data: { [TASK_ANSWER]: result } } } as { readonly id: unknown }
+}
+
+const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value)
+
+/**
+ * A task as either generation sends it (a 2025 `Task`, a 2025 `CreateTaskResult`'s `task`, a 2026 `Task` with its
+ * inlined `result` or `error`), or a {@link SessionFailure} (`protocol`) when it has no string `taskId` and `status`.
+ */
+function readTask(value: unknown, method: string): McpTaskState {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SessionFailure('protocol', `${method} returned ${describeJson(value)} where a task was expected`)
+  const task = value as Record<string, unknown>
+  const own = (key: string): unknown => (Object.hasOwn(task, key) ? task[key] : undefined)
+  const taskId = own('taskId')
+  const status = own('status')
+  if (typeof taskId !== 'string' || taskId === '' || typeof status !== 'string') throw new SessionFailure('protocol', `${method} returned a task without a string taskId and status`)
+  const interval = finite(own('pollIntervalMs')) ? own('pollIntervalMs') : own('pollInterval')
+  const message = own('statusMessage')
+  return {
+    taskId,
+    status,
+    ...(typeof message === 'string' ? { statusMessage: message } : {}),
+    ...(finite(interval) ? { pollIntervalMs: interval } : {}),
+    // A 2026 task's inlined result is checked as a tools/call result is.
+    ...(Object.hasOwn(task, 'result') ? { result: readCallResult(own('result'), `${method} (the task's result)`) } : {}),
+    ...(Object.hasOwn(task, 'error') ? { error: own('error') } : {}),
+  }
+}
+
+/**
+ * A `tools/call` result read without the SDK's result schema (a task-augmented call, `tasks/result`): the checks
+ * that schema would make and the mapping needs, as a {@link SessionFailure} (`protocol`).
+ */
+function readCallResult(value: unknown, method: string): McpCallResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SessionFailure('protocol', `${method} returned ${describeJson(value)}, not a tool result`)
+  const result = value as Record<string, unknown>
+  if (Object.hasOwn(result, 'content') && !Array.isArray(result.content)) throw new SessionFailure('protocol', `${method} returned a result whose content is not an array`)
+  const structured = Object.hasOwn(result, 'structuredContent') ? result.structuredContent : undefined
+  if (structured !== undefined && (typeof structured !== 'object' || structured === null || Array.isArray(structured))) {
+    throw new SessionFailure('protocol', `${method} returned structuredContent that is ${describeJson(structured)}, not an object`)
+  }
+  if (Object.hasOwn(result, 'isError') && result.isError !== undefined && typeof result.isError !== 'boolean') throw new SessionFailure('protocol', `${method} returned an isError that is not a boolean`)
+  return { ...result, content: Array.isArray(result.content) ? result.content : [] } as unknown as McpCallResult
 }
 
 /** An SSE event longer than this is passed on unchecked (the SDK buffers it whole either way). */
@@ -322,14 +414,19 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   const client = new Client(
     { name: options.clientInfo.name, version: options.clientInfo.version },
     {
-      capabilities: {}, // advertise nothing this client does not serve (no roots, sampling, elicitation, tasks)
+      // Advertise nothing this client does not serve (no roots, sampling, elicitation, 2025 tasks). The 2026 tasks
+      // extension says this client follows a task a server makes of a call; an `auto` session strips it from a 2025
+      // handshake (tolerantTransport).
+      capabilities: options.protocol === 'legacy' ? {} : { extensions: { [TASKS_EXTENSION]: {} } },
       versionNegotiation: { mode: options.protocol === 'modern' ? { pin: MODERN_PROTOCOL } : options.protocol },
     },
   )
   // Installed by hand, so it also works when the server did not advertise `tools.listChanged`.
   client.setNotificationHandler('notifications/tools/list_changed', () => options.onToolsChanged())
   let closing = false
+  const closed = new AbortController()
   client.onclose = () => {
+    closed.abort()
     if (!closing) options.onClose()
   }
   client.onerror = () => {} // transport hiccups surface as failed requests or a close
@@ -338,7 +435,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
     ? new StreamableHTTPClientTransport(new URL(options.transport.url), { requestInit: { headers: { ...options.transport.headers } }, fetch: checkingFetch })
     : (options.transport as unknown as Transport)
   const onEra = options.onEra
-  const transport = tolerantTransport(onEra === undefined ? inner : watchHandshake(inner, () => onEra('legacy')))
+  const transport = tolerantTransport(onEra === undefined ? inner : watchHandshake(inner, () => onEra('legacy')), { stripTasksExtension: options.protocol === 'auto' })
   const prior = options.protocol === 'auto' && options.knownEra === 'legacy' ? { prior: { kind: 'legacy' as const } } : {}
   try {
     await client.connect(transport, { timeout: options.connectTimeoutMs, ...prior, ...(options.signal === undefined ? {} : { signal: options.signal }) })
@@ -374,8 +471,21 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
         }
       : undefined
   const version = client.getServerVersion()
+  const taskCalls =
+    era === 'modern'
+      ? typeof capabilities?.extensions?.[TASKS_EXTENSION] === 'object'
+      : typeof (capabilities?.tasks as { requests?: { tools?: { call?: unknown } } } | undefined)?.requests?.tools?.call === 'object'
+  const raw = async (method: string, params: Record<string, unknown>, request: SessionRequestOptions): Promise<Record<string, unknown>> => {
+    try {
+      return await client.request({ method, params }, unparsed, { timeout: request.timeoutMs, ...(request.signal === undefined ? {} : { signal: request.signal }) })
+    } catch (error) {
+      throw classifySdkError(error)
+    }
+  }
   return {
     era,
+    tasks: { toolCalls: taskCalls },
+    closed: closed.signal,
     advertisesListChanged,
     serverInfo: version === undefined ? undefined : { name: version.name, version: version.version },
     listenToolsChanged,
@@ -392,7 +502,26 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
         throw classifySdkError(error)
       }
     },
-    async callTool(tool: McpToolDefinition, args: JsonObject, call: SessionCallOptions): Promise<McpCallResult> {
+    async callTool(tool: McpToolDefinition, args: JsonObject, call: SessionCallOptions): Promise<McpCallOutcome> {
+      const progress = {
+        signal: call.signal,
+        timeout: call.idleTimeoutMs,
+        maxTotalTimeout: call.totalTimeoutMs,
+        resetTimeoutOnProgress: true,
+        // Required for the SDK to send a progressToken at all; without one the deadline never resets.
+        onprogress: (update: { progress: number; total?: number | undefined; message?: string | undefined }) => call.onProgress(update),
+      }
+      if (era === 'legacy' && call.task !== undefined) {
+        // 2025-11-25 task augmentation, which the SDK has no runtime for: a raw request, its answer read here.
+        let answer: Record<string, unknown>
+        try {
+          answer = await client.request({ method: 'tools/call', params: { name: tool.name, arguments: args, task: { ttl: call.task.ttlMs } } }, unparsed, progress)
+        } catch (error) {
+          throw classifySdkError(error)
+        }
+        if (Object.hasOwn(answer, 'task')) return { kind: 'task', task: readTask(answer.task, 'tools/call') }
+        return { kind: 'result', result: readCallResult(answer, 'tools/call') }
+      }
       try {
         const result = await client.callTool(
           { name: tool.name, arguments: args },
@@ -408,13 +537,27 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
             toolDefinition: { ...tool, outputSchema: undefined } as never,
           },
         )
-        return result as unknown as McpCallResult
+        return { kind: 'result', result: result as unknown as McpCallResult }
       } catch (error) {
+        const data = ProtocolError.isInstance(error) ? (error as { data?: unknown }).data : undefined
+        if (typeof data === 'object' && data !== null && Object.hasOwn(data, TASK_ANSWER)) {
+          return { kind: 'task', task: readTask((data as Record<string, unknown>)[TASK_ANSWER], 'tools/call') }
+        }
         throw classifySdkError(error)
       }
     },
+    async getTask(taskId: string, request: SessionRequestOptions): Promise<McpTaskState> {
+      return readTask(await raw('tasks/get', { taskId }, request), 'tasks/get')
+    },
+    async taskResult(taskId: string, request: SessionRequestOptions): Promise<McpCallResult> {
+      return readCallResult(await raw('tasks/result', { taskId }, request), 'tasks/result')
+    },
+    async cancelTask(taskId: string, request: SessionRequestOptions): Promise<void> {
+      await raw('tasks/cancel', { taskId }, request)
+    },
     async close(): Promise<void> {
       closing = true
+      closed.abort()
       // A server that does not answer cannot hold the shutdown: the polite part gets a bounded grace.
       const polite = Promise.all([
         ...[...streams].map((stream) => stream.close()),

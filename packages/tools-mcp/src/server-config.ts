@@ -72,6 +72,8 @@ export interface McpServerConfig {
   readonly timeouts?: Partial<McpTimeouts> | undefined
   /** Bounds on what a result may put in front of the model. */
   readonly output?: Partial<ResultBounds> | undefined
+  /** How calls of the server's task-capable tools (`execution.taskSupport`) run as tasks. See {@link McpTaskConfig}. */
+  readonly tasks?: McpTaskConfig | undefined
   /** Largest message accepted from a stdio server; a larger one fails its call with `MCP_RESULT_TOO_LARGE` and restarts the server. Default 10 MiB. */
   readonly maxMessageBytes?: number | undefined
   /**
@@ -100,6 +102,26 @@ export interface McpServerConfig {
    * the polite end of a session (the `DELETE` of a 2025-era one, closing listen streams) on unload. Default 2,000.
    */
   readonly killGraceMs?: number | undefined
+}
+
+/**
+ * MCP tasks, client side: how a server's task-capable tools (`execution.taskSupport` `optional` or `required`) are
+ * registered. Their `ToolDefinition.execution` is what `@dsh/tool-tasks`, when loaded, reads to make calls into dsh
+ * tasks; without it every call runs in the foreground, and a call of a task-only tool waits for its MCP task there.
+ */
+export interface McpTaskConfig {
+  /**
+   * The foreground budget (ms), registered as `execution.autoBackgroundAfterMs`: with the task layer loaded, a call
+   * still running after it moves to the background as a dsh task (its result is read with `task_output`). Default
+   * 10,000.
+   */
+  readonly foregroundMs?: number | undefined
+  /**
+   * The `execution.background` a task-only tool (`taskSupport: 'required'`) is registered with: `'optional'` (the
+   * default: in the foreground up to `foregroundMs`, then a task, as a task-capable tool; the model may also ask for
+   * the background with `run_in_background`) or `'required'` (every call starts in the background at once).
+   */
+  readonly taskOnly?: 'optional' | 'required' | undefined
 }
 
 /** A host's own schema check: the problems it finds in one tool's (gated) input schema; none means accepted. */
@@ -163,6 +185,7 @@ export interface ResolvedMcpServerConfig {
   readonly pinned: Readonly<Record<string, string>>
   readonly timeouts: McpTimeouts
   readonly output: ResultBounds
+  readonly tasks: { readonly foregroundMs: number; readonly taskOnly: 'optional' | 'required' }
   readonly maxMessageBytes: number
   readonly restart: McpRestartPolicy
   readonly listChangedDebounceMs: number
@@ -181,7 +204,7 @@ export const DEFAULT_INHERITED_ENV: readonly string[] = Object.freeze(
 )
 
 const maxDelay = 2_147_483_647
-const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'minListTtlMs', 'maxListPages', 'maxTools', 'stderrTailBytes', 'killGraceMs'])
+const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'tasks', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'minListTtlMs', 'maxListPages', 'maxTools', 'stderrTailBytes', 'killGraceMs'])
 
 const knownToolSettings = new Set(['enabled', 'name', 'concurrencySafe', 'approval', 'timeoutMs', 'idleTimeoutMs', 'idempotent'])
 
@@ -284,6 +307,9 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
   const timeouts = isRecord(input.timeouts) ? input.timeouts : {}
   const output = isRecord(input.output) ? input.output : {}
   const restart = isRecord(input.restart) ? input.restart : {}
+  if (input.tasks !== undefined && !isRecord(input.tasks)) issues.push('tasks: must be an object ({ foregroundMs?, taskOnly? })')
+  const tasks = isRecord(input.tasks) ? input.tasks : {}
+  for (const key of Object.keys(tasks)) if (key !== 'foregroundMs' && key !== 'taskOnly') issues.push(`tasks.${key}: unknown option`)
   const resolved: ResolvedMcpServerConfig = {
     id,
     transport,
@@ -308,6 +334,10 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
       maxStructuredBytes: integer(output.maxStructuredBytes, 'output.maxStructuredBytes', DEFAULT_RESULT_BOUNDS.maxStructuredBytes, issues),
       maxStructuredDepth: integer(output.maxStructuredDepth, 'output.maxStructuredDepth', DEFAULT_RESULT_BOUNDS.maxStructuredDepth, issues),
       maxCheckCost: integer(output.maxCheckCost, 'output.maxCheckCost', DEFAULT_RESULT_BOUNDS.maxCheckCost, issues, 1, Number.MAX_SAFE_INTEGER),
+    },
+    tasks: {
+      foregroundMs: integer(tasks.foregroundMs, 'tasks.foregroundMs', 10_000, issues),
+      taskOnly: oneOf(tasks.taskOnly, 'tasks.taskOnly', ['optional', 'required'], 'optional', issues),
     },
     maxMessageBytes: integer(input.maxMessageBytes, 'maxMessageBytes', 10 * 1024 * 1024, issues, 1024),
     restart: {

@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolOutputSchema } from '@dsh/tools-core'
+import type { JsonObject, ToolDefinition, ToolOutputSchema } from '@dsh/tools-core'
 import type {} from '@dsh/tools-registry'
 import type { Context } from 'cordis'
 import { argumentValidationNote, argumentValidator } from './argument-validation.js'
@@ -17,6 +17,7 @@ import { StdioTransport } from './stdio-transport.js'
 import { ToolNameBindings } from './tool-name-bindings.js'
 import { quarantinedTool } from './quarantined-tool.js'
 import { notify } from './notify.js'
+import { acceptingRunInBackground, taskRegistration, withRunInBackground } from './task-policy.js'
 
 const packageVersion = '0.1.0'
 const maxDescription = 4_000
@@ -280,7 +281,7 @@ export class ServerConnection {
         this.#listen.listed(ttlMs)
         // Owners first, so a newcomer can never take an owner's name on a first-come basis; arbitrated after.
         // Planned in slices (timers, aborts and other servers run in between); swapped in one step.
-        const plans = await planToolsInSlices(this.#names.ownersFirst(tools), this.config, this.#baseline)
+        const plans = await planToolsInSlices(this.#names.ownersFirst(tools), this.config, this.#baseline, { taskCalls: session.tasks.toolCalls })
         if (this.#stop.signal.aborted || session !== this.#session) return
         this.#omitted = omitted
         this.#swap(this.#names.arbitrate(plans, tools))
@@ -299,7 +300,13 @@ export class ServerConnection {
     const next = new Map(plans.filter((plan) => plan.state === 'registered').map((plan) => [plan.wireName, plan]))
     for (const [wireName, registration] of this.#registered) {
       const plan = next.get(wireName)
-      if (plan === undefined || plan.fingerprint !== registration.plan.fingerprint || plan.name !== registration.plan.name || JSON.stringify(plan.policy) !== JSON.stringify(registration.plan.policy)) {
+      if (
+        plan === undefined ||
+        plan.fingerprint !== registration.plan.fingerprint ||
+        plan.name !== registration.plan.name ||
+        plan.taskSupport !== registration.plan.taskSupport ||
+        JSON.stringify(plan.policy) !== JSON.stringify(registration.plan.policy)
+      ) {
         registration.dispose()
         this.#registered.delete(wireName)
       }
@@ -350,11 +357,16 @@ export class ServerConnection {
 
   #definition(plan: PlannedTool): ToolDefinition & { annotations?: object } {
     const { definition } = plan
+    // A task-capable tool: the task layer (when loaded) reads `execution`; `'optional'` adds `run_in_background`.
+    const tasks = taskRegistration(plan, this.config)
+    const runInBackground = tasks?.runInBackground === true && plan.parameters !== undefined
+    const validator = plan.parameters !== undefined ? argumentValidator(plan.parameters, plan.name) : undefined
     const description = definition.description ?? definition.title ?? `The ${definition.name} tool of the MCP server ${this.config.id}.`
     return {
       name: plan.name,
       description: description.length > maxDescription ? `${description.slice(0, maxDescription)} […]` : description,
-      parameters: plan.parameters as ToolDefinition['parameters'],
+      parameters: (runInBackground ? withRunInBackground(plan.parameters as JsonObject) : plan.parameters) as ToolDefinition['parameters'],
+      ...(tasks === undefined ? {} : { execution: tasks.execution }),
       // The gated schema, carried so a registry that serves this tool again lists it; results are checked against it
       // (its expanded form) in call-results.ts.
       ...(plan.outputSchema?.type === 'object' ? { outputSchema: plan.outputSchema as unknown as ToolOutputSchema } : {}),
@@ -368,8 +380,8 @@ export class ServerConnection {
       // Likewise its display title, which a registry serving this tool again lists (an untrusted one's never is).
       ...(this.config.trust && typeof definition.title === 'string' && definition.title !== '' ? { title: definition.title.slice(0, maxDescription) } : {}),
       // Checked against the gated inputSchema before any listener or person sees the call (INVALID_ARGS).
-      ...(plan.parameters !== undefined ? { validateArguments: argumentValidator(plan.parameters, plan.name) } : {}),
-      execute: (args, exec) => callServerTool(this, plan, args, exec),
+      ...(runInBackground ? { validateArguments: acceptingRunInBackground(validator, plan.name) } : validator !== undefined ? { validateArguments: validator } : {}),
+      execute: (args, exec) => callServerTool(this, plan, args, exec, runInBackground),
     }
   }
 
@@ -402,6 +414,11 @@ export class ServerConnection {
     if (this.#state === 'ready' && session !== undefined) return session
     signal.throwIfAborted()
     throw new McpCallError(MCP_ERROR_CODES.UNAVAILABLE, `The MCP server ${JSON.stringify(this.config.id)} is ${this.#state}${this.#error === undefined ? '' : ` (${this.#error.message})`}.`, this.config.id)
+  }
+
+  /** Fires when the plugin is being unloaded (`stop()`): a call following an MCP task stops polling at once. */
+  get stopSignal(): AbortSignal {
+    return this.#stop.signal
   }
 
   /** True once the plugin is being unloaded (`stop()`): a call it interrupts says so, not "restarting". */

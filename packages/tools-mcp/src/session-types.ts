@@ -32,6 +32,35 @@ export interface McpCallResult {
   readonly resultType?: string | undefined
 }
 
+/**
+ * A task the server made of a call, as one `tools/call` answer or one `tasks/get` gave it (both generations, read
+ * into one shape: 2025-11-25's `ttl` and `pollInterval` are `ttlMs` and `pollIntervalMs` here). Unchecked beyond
+ * the types of its fields: `status` is the server's string.
+ */
+export interface McpTaskState {
+  readonly taskId: string
+  readonly status: string
+  readonly statusMessage?: string | undefined
+  /** The server's suggested polling interval (ms). */
+  readonly pollIntervalMs?: number | undefined
+  /** 2026-07-28, a `completed` task: the call's result, inlined (its shape checked as a `tools/call` result's is). */
+  readonly result?: McpCallResult | undefined
+  /** 2026-07-28, a `failed` task: the JSON-RPC error the call ended with, inlined. */
+  readonly error?: unknown
+}
+
+/** What a `tools/call` gave: the result, or a task the server made of the call (to follow with `tasks/get`). */
+export type McpCallOutcome = { readonly kind: 'result'; readonly result: McpCallResult } | { readonly kind: 'task'; readonly task: McpTaskState }
+
+/** The server's support for tasks on `tools/call`, as its capabilities say (see {@link McpSession.tasks}). */
+export interface McpTaskSupport {
+  /**
+   * 2025-11-25: the server advertises `tasks.requests.tools.call` (a task-augmented `tools/call` is allowed).
+   * 2026-07-28: the server declared the `io.modelcontextprotocol/tasks` extension (it may answer any call with a task).
+   */
+  readonly toolCalls: boolean
+}
+
 /** One page of `tools/list`. */
 export interface McpToolPage {
   readonly tools: readonly McpToolDefinition[]
@@ -76,11 +105,22 @@ export class SessionFailure extends Error {
 /** Budgets and hooks of one call. */
 export interface SessionCallOptions {
   readonly signal: AbortSignal
+  /**
+   * 2025-11-25 only: make the call task-augmented (`params.task: { ttl }`), asking the server to keep the task this
+   * long (ms). Ignored on a 2026-07-28 session, where the server decides (the client declared the tasks extension).
+   */
+  readonly task?: { readonly ttlMs: number } | undefined
   /** Fails the call when neither a result nor progress arrived for this long. */
   readonly idleTimeoutMs: number
   /** Fails the call after this long whatever progress says. */
   readonly totalTimeoutMs: number
   readonly onProgress: (progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void
+}
+
+/** The budget of one request of a session other than `tools/call`. */
+export interface SessionRequestOptions {
+  readonly timeoutMs: number
+  readonly signal?: AbortSignal | undefined
 }
 
 /**
@@ -102,6 +142,20 @@ export interface McpSession {
    * does not offer the method). Never reopens by itself.
    */
   readonly listenToolsChanged: ((options: { readonly timeoutMs: number; readonly signal: AbortSignal }) => Promise<McpListenStream>) | undefined
-  callTool(tool: McpToolDefinition, args: JsonObject, options: SessionCallOptions): Promise<McpCallResult>
+  /**
+   * Sends `tools/call`. The outcome is the result, or a task when the server made one of the call (a task-augmented
+   * call on a 2025-era session; on a 2026-07-28 session, an answer with `resultType: 'task'`).
+   */
+  callTool(tool: McpToolDefinition, args: JsonObject, options: SessionCallOptions): Promise<McpCallOutcome>
+  /** What the server supports of tasks on `tools/call`. */
+  readonly tasks: McpTaskSupport
+  /** `tasks/get`: where the task is now (2026-07-28: with its result or error inlined once it ended). */
+  getTask(taskId: string, options: SessionRequestOptions): Promise<McpTaskState>
+  /** 2025-11-25 only: `tasks/result`, the call's result (or its JSON-RPC error) once the task has ended. */
+  taskResult(taskId: string, options: SessionRequestOptions): Promise<McpCallResult>
+  /** `tasks/cancel` (2026-07-28: an acknowledgement; cancellation is cooperative). */
+  cancelTask(taskId: string, options: SessionRequestOptions): Promise<void>
+  /** Fires when the session has closed (by `close()` or because the connection ended). */
+  readonly closed: AbortSignal
   close(): Promise<void>
 }
