@@ -174,6 +174,13 @@ export interface BashTask {
    * function that removes the listener. A listener that throws is logged and does not affect others.
    */
   onDone(listener: (outcome: BashTaskOutcome) => void): () => void
+  /**
+   * Calls `listener` with each chunk of output as it arrives (every byte, in order per stream, whatever the window
+   * keeps for {@link BashTask.read}; a chunk may end inside a multi-byte character), so a reader needs no polling and
+   * loses nothing; returns a function that removes it. Do not modify the chunk (the windows share it). Optional: a reader of
+   * an executor without it polls `read()`. A listener that throws is logged and does not affect others.
+   */
+  onOutput?(listener: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void): () => void
 }
 
 /** Options of {@link BashExecutor.resolve}. */

@@ -64,6 +64,7 @@ export class BashJob implements BashTask {
   private settledOutcome: BashTaskOutcome | undefined
   private resolveDone: (outcome: BashTaskOutcome) => void = () => {}
   private readonly listeners = new Set<(outcome: BashTaskOutcome) => void>()
+  private readonly outputListeners = new Set<(stream: 'stdout' | 'stderr', chunk: Uint8Array) => void>()
   private processes: CommandProcesses | null = null
   private stopReason: BashStopReason | null = null
   private exit: { code: number | null; signal: string | null } | null = null
@@ -96,6 +97,9 @@ export class BashJob implements BashTask {
     const sink = { windowBytes: options.windowBytes, incremental: options.incremental, spills: options.spills }
     this.stdout = new StreamSink({ label: 'stdout', ...sink })
     this.stderr = new StreamSink({ label: 'stderr', ...sink })
+    const arrived = (label: 'stdout' | 'stderr', chunk: Buffer): void => this.outputArrived(label, chunk)
+    this.stdout.onData = arrived
+    this.stderr.onData = arrived
   }
 
   get status(): BashTaskStatus {
@@ -179,6 +183,23 @@ export class BashJob implements BashTask {
   kill(): Promise<BashTaskOutcome> {
     this.stop('kill')
     return this.done
+  }
+
+  onOutput(listener: (stream: 'stdout' | 'stderr', chunk: Uint8Array) => void): () => void {
+    this.outputListeners.add(listener)
+    return () => {
+      this.outputListeners.delete(listener)
+    }
+  }
+
+  private outputArrived(stream: 'stdout' | 'stderr', chunk: Buffer): void {
+    for (const listener of this.outputListeners) {
+      try {
+        listener(stream, chunk)
+      } catch (error) {
+        this.options.log(`an output listener of bash (pid ${this.pid}) failed`, error)
+      }
+    }
   }
 
   onDone(listener: (outcome: BashTaskOutcome) => void): () => void {

@@ -102,6 +102,26 @@ describe('bash with run_in_background on the task layer', () => {
     expect(loaded.settled.map(([task, told]) => [task.id, task.status, told])).toEqual([[meta.taskId, 'completed', agent]])
   })
 
+  it('every byte reaches the task, past both windows, and a character split across chunks stays whole', async () => {
+    const loaded = await load()
+    const expected = Array.from({ length: 20_000 }, (_, index) => `${index + 1}\n`).join('')
+    const { taskId } = await start(loaded, 'seq 1 20000')
+    await readToEnd(loaded, taskId)
+    const task = loaded.t.ctx.tasks.get(taskId)
+    expect(task?.outputBytes).toBe(Buffer.byteLength(expected))
+    const middle = await loaded.call('task_output', { task_id: taskId, since: 50_000 })
+    expect(text(middle)).toContain(expected.slice(50_000, 50_100))
+
+    const gate = join(scratch, 'gate-split')
+    const split = await start(loaded, `printf 'caf\\xc3'; while [ ! -e ${gate} ]; do sleep 0.01; done; printf '\\xa9!'`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    writeFileSync(gate, '')
+    const reads = await readToEnd(loaded, split.taskId)
+    const whole = text(await loaded.call('task_output', { task_id: split.taskId, since: 0 }))
+    expect(whole).toContain('\ncafé!\n')
+    expect(reads + whole).not.toContain('\uFFFD')
+  })
+
   it('task_kill and bash_kill stop the whole process tree, answer alike, and nobody is told', async () => {
     const loaded = await load()
     const agent = createTestAgent('killer')

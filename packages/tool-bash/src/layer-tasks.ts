@@ -1,10 +1,14 @@
+import { StringDecoder } from 'node:string_decoder'
 import { TASK_ERROR_CODES, type Agent, type ToolExecution } from '@dsh/tools-core'
 import { TaskError, type StartedTask, type TaskContext, type TaskRunResult, type TaskService } from '@dsh/tool-tasks'
 import { BashAbortedError } from './bash-aborted-error.js'
 import type { BashExecutor, BashRequest, BashTask, BashTaskOutcome } from './bash-executor.js'
 import { formatOutputChunk, formatTaskEnd, type OutputChunkState } from './format-bash-output.js'
 
-/** How often a running command's new output is moved into its task's output, in ms. */
+/**
+ * How often a running command's new output is read into its task's output, in ms, when its executor's tasks do not
+ * hand over each chunk ({@link BashTask.onOutput}); with it, every chunk moves as it arrives.
+ */
 export const LAYER_PUMP_INTERVAL_MS = 50
 
 /**
@@ -68,24 +72,17 @@ export class LayerBashTasks {
 
   /** Moves the command's output into the task until it ends, stops it when the task's signal fires, and says how it ended. */
   private async pump(task: BashTask, context: TaskContext): Promise<TaskRunResult> {
-    const state: OutputChunkState = { stream: 'stdout', atLineStart: true }
-    const drain = (): void => {
-      const text = formatOutputChunk(task.read(), state)
-      if (text !== '') context.output(text)
-    }
     const stop = (): void => void task.kill()
     if (context.signal.aborted) stop()
     else context.signal.addEventListener('abort', stop, { once: true })
-    const timer = setInterval(drain, LAYER_PUMP_INTERVAL_MS)
-    timer.unref()
+    const follow = typeof task.onOutput === 'function' ? followChunks(task, context) : pollReads(task, context)
     let outcome: BashTaskOutcome
     try {
       outcome = await task.done
     } finally {
-      clearInterval(timer)
+      follow.end()
       context.signal.removeEventListener('abort', stop)
     }
-    drain()
     if (outcome.status === 'failed') throw outcome.error
     const { result } = outcome
     return {
@@ -116,5 +113,56 @@ function refuseWithoutRoom(layer: TaskService, agent: Agent | undefined): void {
   const problem = layer.roomFor(agent)
   if (problem !== undefined) {
     throw new TaskError(TASK_ERROR_CODES.LIMIT, `Cannot start another background task: ${problem}.`)
+  }
+}
+
+/** How output reaches a task until the command ends; `end()` moves what is left and stops following. */
+interface OutputFollower {
+  end(): void
+}
+
+/**
+ * Every chunk, as it arrives ({@link BashTask.onOutput}): nothing is lost to the executor's read window, and the
+ * layer's own window and spill file bound what is kept. Each stream is decoded on its own, so a character split
+ * across chunks is whole, and a `[stderr]` / `[stdout]` line marks each switch of stream.
+ */
+function followChunks(task: BashTask, context: TaskContext): OutputFollower {
+  const decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') }
+  const state: OutputChunkState = { stream: 'stdout', atLineStart: true }
+  const append = (stream: 'stdout' | 'stderr', text: string): void => {
+    if (text === '') return
+    let chunk = ''
+    if (state.stream !== stream) {
+      chunk = `${state.atLineStart ? '' : '\n'}[${stream}]\n`
+      state.stream = stream
+    }
+    chunk += text
+    state.atLineStart = text.endsWith('\n')
+    context.output(chunk)
+  }
+  const off = (task.onOutput as NonNullable<BashTask['onOutput']>)((stream, chunk) => append(stream, decoders[stream].write(chunk as Buffer)))
+  return {
+    end() {
+      off()
+      append('stdout', decoders.stdout.end())
+      append('stderr', decoders.stderr.end())
+    },
+  }
+}
+
+/** `read()` every {@link LAYER_PUMP_INTERVAL_MS}, for an executor whose tasks lack `onOutput` (its window bounds each read). */
+function pollReads(task: BashTask, context: TaskContext): OutputFollower {
+  const state: OutputChunkState = { stream: 'stdout', atLineStart: true }
+  const drain = (): void => {
+    const text = formatOutputChunk(task.read(), state)
+    if (text !== '') context.output(text)
+  }
+  const timer = setInterval(drain, LAYER_PUMP_INTERVAL_MS)
+  timer.unref()
+  return {
+    end() {
+      clearInterval(timer)
+      drain()
+    },
   }
 }

@@ -121,6 +121,29 @@ describe('running a command', () => {
   })
 })
 
+describe('output listeners of a background task', () => {
+  it('onOutput hands over every chunk as it arrives, on either stream, whatever the read window keeps; removed, it is not called', async () => {
+    const { bash } = await executor({ outputWindowBytes: 64 })
+    const gate = (name: string): string => `while [ ! -e ${join(scratch, name)} ]; do sleep 0.01; done`
+    const task = await bash.start({ command: `seq 1 100; ${gate('on-output-1')}; echo two >&2; ${gate('on-output-2')}; echo three` })
+    const chunks: string[] = []
+    const off = task.onOutput?.((stream, chunk) => chunks.push(`${stream}:${Buffer.from(chunk).toString('utf8')}`))
+    expect(off).toBeTypeOf('function')
+    const seq = Array.from({ length: 100 }, (_, index) => `${index + 1}\n`).join('')
+    await waitFor(() => chunks.map((chunk) => chunk.slice('stdout:'.length)).join('') === seq)
+    // The read window (64 bytes) left most of it out; the chunks did not.
+    expect(task.read().stdout.omittedBytes).toBeGreaterThan(0)
+    writeFileSync(join(scratch, 'on-output-1'), '')
+    await waitFor(() => chunks.at(-1) === 'stderr:two\n')
+    const seen = chunks.length
+    off?.()
+    writeFileSync(join(scratch, 'on-output-2'), '')
+    await task.done
+    expect(chunks).toHaveLength(seen)
+    expect(task.read().stdout.head).toBe('three\n')
+  })
+})
+
 describe('working directory', () => {
   it('defaults to the configured cwd and resolves relative paths against it', async () => {
     mkdirSync(join(scratch, 'sub'), { recursive: true })

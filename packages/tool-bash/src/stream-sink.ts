@@ -12,6 +12,8 @@ export class StreamSink {
   readonly label: 'stdout' | 'stderr'
   closed = false
   paused = false
+  /** Called with each chunk that arrived, after it was captured (the job's output listeners). */
+  onData: ((label: 'stdout' | 'stderr', chunk: Buffer) => void) | null = null
   private readonly window: ByteWindow
   private segment: ByteWindow | null
   private spill: SpillWriter | null = null
@@ -49,6 +51,7 @@ export class StreamSink {
     }
     this.window.push(chunk)
     this.segment?.push(chunk)
+    this.onData?.(this.label, chunk)
     if (this.spill !== null && !this.spill.write(chunk)) {
       const stream = this.stream
       if (stream === null) return
