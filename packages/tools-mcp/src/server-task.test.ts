@@ -231,6 +231,32 @@ describe('the task fixture, 2025-11-25', () => {
   })
 })
 
+describe('the extension on the wire', () => {
+  it('an auto session leaves the 2026 tasks extension out of a 2025 initialize, and the task-only tool still registers', async () => {
+    const { config, log } = everything('every', tempDir())
+    const t = await connect({ ...config, protocol: 'auto' })
+    const lines = readJsonLines<Tapped>(log)
+    const probe = lines.find((line) => line.dir === 'in' && line.message.method === 'server/discover')
+    expect(JSON.stringify(probe?.message.params)).toContain('io.modelcontextprotocol/tasks')
+    const initialize = lines.find((line) => line.dir === 'in' && line.message.method === 'initialize')
+    expect((initialize?.message.params as { capabilities?: unknown } | undefined)?.capabilities).toEqual({})
+    expect(t.tools.get('mcp__every__simulate-research-query')?.execution?.background).toBe('optional')
+  })
+})
+
+describe('unloading during a task', () => {
+  it('ends a call that follows a task with MCP_SERVER_UNLOADED at once', async () => {
+    const { t } = await taskFixture('modern', { config: { env: { FIXTURE_POLL_MS: '60000' } } })
+    const pending = call(t, 'mcp__fx__slow_report', { topic: 'never', ms: 60_000 })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const started = Date.now()
+    await t.dispose()
+    const result = await pending
+    expect(result.error).toEqual({ name: 'McpCallError', code: 'MCP_SERVER_UNLOADED' })
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
+})
+
 describe('a server that dies mid-task', () => {
   for (const protocol of ['legacy', 'modern'] as const) {
     it(`ends the call with MCP_SERVER_CRASHED, not a hang (${protocol})`, async () => {
