@@ -334,13 +334,14 @@ export class ServedTasks {
 
   /** Cancels and forgets every task of `owner` (its session or connection ended). */
   closeOwner(owner: string): void {
-    for (const task of [...(this.#byOwner.get(owner)?.values() ?? [])]) this.#forget(task, 'The session that created the task ended; the task was cancelled.')
+    // Forgetting removes entries; a Map iterates on past deletions.
+    for (const task of this.#byOwner.get(owner)?.values() ?? []) this.#forget(task, 'The session that created the task ended; the task was cancelled.')
   }
 
   /** Cancels and forgets every task and refuses new ones (the server is closing). */
   close(): void {
     this.#closed = true
-    for (const task of [...this.#byId.values()]) this.#forget(task, 'The server closed; the task was cancelled.')
+    for (const task of this.#byId.values()) this.#forget(task, 'The server closed; the task was cancelled.')
   }
 
   #forget(task: ServedTask, reason: string): void {
