@@ -3,11 +3,12 @@
 // where no official client speaks the 2026-07-28 tasks extension (the SDK v2 2.4 client refuses `resultType: 'task'`).
 import { defineTool } from '@dsh/tools-registry'
 import { createToolContext } from '@dsh/tools-testing'
+import { mcpServer, whenMcpServerReady } from '../index.js'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CallToolResultSchema, McpError, TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { sleep, until } from '../test-support/fixtures.js'
 import { rawModernClient, type RawAnswer } from '../test-support/raw-modern-client.js'
 import { serveToolsHttp, type HttpServeOptions } from './index.js'
@@ -189,6 +190,30 @@ describe('2026-07-28: a client that declared the tasks extension', () => {
     const { url } = await servedRegistry()
     const answer: RawAnswer = await rawModernClient(url, { tasks: true }).request('server/discover', {})
     expect(answer.result).toMatchObject({ capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } })
+  })
+})
+
+describe('2026-07-28: our own client plugin (it declares the tasks extension)', () => {
+  it('follows the task the server answers with, through tasks/get, to the result', async () => {
+    const { url, body } = await servedRegistry()
+    // What the client sends (its transport uses the global fetch): the proof that it went through a task.
+    const methods: string[] = []
+    const fetch = globalThis.fetch
+    const spy = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      const method = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).get('mcp-method')
+      if (method !== null) methods.push(method)
+      return fetch(input, init)
+    })
+    cleanups.push(() => spy.mockRestore())
+    const client = await createToolContext()
+    cleanups.push(() => client.dispose())
+    await client.load(mcpServer, { id: 'remote', url, protocol: 'auto', tools: { slow: { approval: 'allow' } } })
+    expect((await whenMcpServerReady(client.ctx, 'remote')).era).toBe('modern')
+    const result = await client.tools.execute({ callId: 'c1', name: 'mcp__remote__slow', arguments: {} })
+    expect(result.isError).toBe(false)
+    expect(result.content).toEqual([{ type: 'text', text: 'slow done' }])
+    expect(body).toMatchObject({ started: 1, finished: 1, aborted: 0 })
+    expect(methods).toContain('tasks/get')
   })
 })
 
