@@ -22,8 +22,15 @@ export interface TaskContext {
   status(message: string): void
 }
 
-/** The task context of each execution running as a task (set by the layer's wrapper, for the body to find). */
-const contexts = new WeakMap<object, TaskContext>()
+/**
+ * The task context of each execution running as a task (set by the layer's wrapper, for the body to find). One map
+ * per process, whichever copy of this package set or reads it: a harness that ends up with two installed copies
+ * (the layer from one, a tool package's `taskOf` from another) still finds the context.
+ */
+const contexts: WeakMap<object, TaskContext> = ((globalThis as Record<symbol, unknown>)[Symbol.for('@dsh/tool-tasks/task-contexts')] ??= new WeakMap<
+  object,
+  TaskContext
+>()) as WeakMap<object, TaskContext>
 
 /**
  * The task context of `exec` when its call runs as a task (it was started in the background, or may move there),
