@@ -3,7 +3,7 @@
 import { snapshotJson, type Agent, type ToolExecutionResult, type ToolExecutionToken } from '@dsh/tools-core'
 import { CallAbort } from './call-abort.js'
 import { describeThrown, describeValue, quote } from './describe-value.js'
-import { PipelineExecution } from './execution.js'
+import { isLiveToken, PipelineExecution } from './execution.js'
 import { FieldReadError, readOwn } from './own-field.js'
 import { invalidCall, nonJson } from './results.js'
 import { isAbortSignal } from '@dsh/tools-core'
@@ -37,6 +37,9 @@ function inputProblem(fields: Record<string, unknown>): string | undefined {
   if (typeof name !== 'string') return `its name is ${describeValue(name)}, not a string`
   if (agent !== undefined && (typeof agent !== 'object' || agent === null)) return `its agent is ${describeValue(agent)}, not an object`
   if (parent !== undefined && typeof parent !== 'symbol') return `its parent is ${describeValue(parent)}, not an execution token`
+  if (parent !== undefined && !isLiveToken(parent as ToolExecutionToken)) {
+    return 'its parent is not the token of a call still running (a finished call, or a token no call of this registry made)'
+  }
   if (signal !== undefined && !isAbortSignal(signal)) {
     return `its signal is ${describeValue(signal)}, not an AbortSignal (only the platform's own AbortSignal objects are accepted)`
   }

@@ -31,14 +31,68 @@ describe('the execution identity', () => {
     ctx.on('tools/post-execute', (exec, _result, next) => (executions.push(exec), tryMutate(exec, 'post'), next()))
     ctx.on('tools/result', (exec) => void (executions.push(exec), tryMutate(exec, 'result')))
     const alice = agent('alice')
-    const parent = Symbol('outer') as ToolExecutionToken
-    await tools.execute(call('read', { x: 1 }, { callId: 'c1', agent: alice, parent }))
+    // A parent must be the token of a call still running: an outer call dispatches this one from its body.
+    let parent: ToolExecutionToken | undefined
+    tools.register(
+      tool('outer', {
+        execute: async (_args, outer) => {
+          parent = outer.token
+          await tools.execute(call('read', { x: 1 }, { callId: 'c1', agent: alice, parent }))
+          return []
+        },
+      }),
+    )
+    await tools.execute(call('outer', {}, { callId: 'c0' }))
     expect(failures).toEqual([])
+    // The outer call went through the same listeners; only the nested call's executions are compared.
+    executions.splice(0, executions.length, ...executions.filter((exec) => exec.name === 'read'))
     expect(executions).toHaveLength(6)
     expect(new Set(executions).size).toBe(1)
     const [exec] = executions
     expect(exec).toMatchObject({ callId: 'c1', name: 'read', arguments: { x: 1 }, agent: alice, parent })
     expect(typeof exec?.token).toBe('symbol')
+  })
+
+  it('a parent must be the token of a call still running: a made-up token, or one of a finished call, is INVALID_CALL', async () => {
+    const { tools } = await createHarness()
+    tools.register(tool('read', { execute: async () => [] }))
+    let finished: ToolExecutionToken | undefined
+    tools.register(tool('outer', { execute: async (_args, exec) => ((finished = exec.token), []) }))
+    await tools.execute(call('outer'))
+    for (const parent of [Symbol('made up') as ToolExecutionToken, finished as ToolExecutionToken]) {
+      const result = await tools.execute(call('read', {}, { callId: 'n', parent }))
+      expect(result).toMatchObject({ isError: true, error: { code: 'INVALID_CALL' } })
+      expect(result.content[0]).toMatchObject({ text: expect.stringContaining('its parent is not the token of a call still running') })
+    }
+  })
+
+  it('a body that outlives its call (moved to the background by a wrapper) keeps its token a valid parent until it settles', async () => {
+    const { ctx, tools } = await createHarness()
+    tools.register(tool('read', { execute: async () => [] }))
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    let token: ToolExecutionToken | undefined
+    let body: Promise<unknown> | undefined
+    tools.register(
+      tool('long', {
+        execute: async (_args, exec) => {
+          token = exec.token
+          await gate
+          const nested = await tools.execute(call('read', {}, { callId: 'from-the-background', parent: exec.token }))
+          return nested.isError ? nested.content : []
+        },
+      }),
+    )
+    // A wrapper that answers at once and lets the body run on, as a task layer does.
+    ctx.on('tools/execute', (exec, next) => {
+      if (exec.name !== 'long') return next()
+      body = next()
+      return { callId: exec.callId, content: [{ type: 'text', text: 'started' }], isError: false }
+    })
+    expect(await tools.execute(call('long'))).toMatchObject({ isError: false, content: [{ text: 'started' }] })
+    open()
+    expect(await body).toMatchObject({ isError: false, content: [] })
+    expect(await tools.execute(call('read', {}, { callId: 'after', parent: token }))).toMatchObject({ isError: true, error: { code: 'INVALID_CALL' } })
   })
 
   it('each execution gets a fresh token; a nested call carries its parent token', async () => {

@@ -14,6 +14,18 @@ const DISPATCH = 1
 const CLOSED = 2
 
 /**
+ * The tokens of calls still running: a call's token is live from its first read until the call has been delivered
+ * and its body (if it ran) has settled. A body that outlives its call (moved to the background by a task layer,
+ * abandoned by a timeout policy) keeps its token live until it settles. Only these may be a nested call's `parent`.
+ */
+const liveTokens = new Set<ToolExecutionToken>()
+
+/** True when `token` is the token of a call still running (see {@link liveTokens}). */
+export function isLiveToken(token: ToolExecutionToken): boolean {
+  return liveTokens.has(token)
+}
+
+/**
  * One call inside the pipeline. Its identity is frozen at construction (the object itself is frozen);
  * `signal` is an accessor over private state:
  * - reading it always gives a signal: the one a `tools/execute` wrapper swapped in, else the call's own, which
@@ -38,6 +50,8 @@ export class PipelineExecution implements ToolExecution {
   #depth = 0
   /** The definition resolved at stage 2, kept for {@link PipelineExecution.definitionOf}. */
   #definition: ToolDefinition | undefined = undefined
+  /** True while the body runs (from its call until its promise settles). */
+  #bodyRunning = false
 
   constructor(
     callId: string,
@@ -61,7 +75,11 @@ export class PipelineExecution implements ToolExecution {
    * construction, as nothing can tell the two apart and most calls are never asked for it.
    */
   get token(): ToolExecutionToken {
-    return (this.#token ??= createToolExecutionToken())
+    if (this.#token === undefined) {
+      this.#token = createToolExecutionToken()
+      if (this.#stage !== CLOSED || this.#bodyRunning) liveTokens.add(this.#token)
+    }
+    return this.#token
   }
 
   /** The signal the call runs under. Always present. */
@@ -148,5 +166,17 @@ export class PipelineExecution implements ToolExecution {
     exec.#stage = CLOSED
     exec.#swapped = undefined
     exec.#abort.release()
+    if (!exec.#bodyRunning && exec.#token !== undefined) liveTokens.delete(exec.#token)
+  }
+
+  /** The body was called. */
+  static bodyStarted(exec: PipelineExecution): void {
+    exec.#bodyRunning = true
+  }
+
+  /** The body's promise settled: once the call is also delivered, its token is no longer a valid `parent`. */
+  static bodySettled(exec: PipelineExecution): void {
+    exec.#bodyRunning = false
+    if (exec.#stage === CLOSED && exec.#token !== undefined) liveTokens.delete(exec.#token)
   }
 }

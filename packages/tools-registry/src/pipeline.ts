@@ -265,10 +265,13 @@ export class ExecutionPipeline {
   private async dispatch(exec: PipelineExecution, record: ToolRecord): Promise<ToolExecutionResult> {
     if (PipelineExecution.aborted(exec)) return this.abortedBeforeDispatch(exec)
     let value: unknown
+    PipelineExecution.bodyStarted(exec)
     try {
       value = await record.execute.call(record.definition, exec.arguments, exec)
     } catch (error) {
       return thrownResult(exec.callId, error, { whatFailed: `Tool ${quote(exec.name)} failed`, abortedText: this.abortedText(exec) })
+    } finally {
+      PipelineExecution.bodySettled(exec)
     }
     return bodyResult(exec.callId, exec.name, value)
   }
