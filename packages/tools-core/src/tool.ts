@@ -256,6 +256,15 @@ export interface ToolRestriction {
   readonly allow?: readonly string[]
   /** These global tools are hidden. */
   readonly deny?: readonly string[]
+  /**
+   * Whose view it filters. `'all'` (the default): every call of the agent and every listing. `'direct'`: the model's
+   * own calls (calls without a `parent`) and the model-facing listings; a call dispatched from inside a running call
+   * (Code Mode's sub-calls, with `parent`) sees through it, and so do the registry's listings asked with
+   * `{ nested: true }`.
+   */
+  readonly appliesTo?: 'all' | 'direct' | undefined
+  /** Added to the `UNKNOWN_TOOL` text of a call to a tool this restriction hides: how to reach it instead, say. */
+  readonly hint?: string | undefined
 }
 
 /**

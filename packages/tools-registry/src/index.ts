@@ -15,7 +15,7 @@ export { InvalidToolCallError } from './invalid-tool-call-error.js'
 export { ToolFailedError } from './tool-failed-error.js'
 export { ToolNotFoundError } from './tool-not-found-error.js'
 export type { ToolAnnotations, ToolExecutionMode, ToolRegistration } from './tool-record.js'
-export { TOOL_REGISTRY_DEFAULTS, ToolRegistry, ToolRegistry as default, type ToolRegistryConfig } from './tool-registry.js'
+export { TOOL_REGISTRY_DEFAULTS, ToolRegistry, ToolRegistry as default, type ToolRegistryConfig, type ToolViewOptions } from './tool-registry.js'
 export { contributeToSystemPrompt, type SystemPromptWarning } from './system-prompt-feed.js'
 export type { ScopedToolExecutionInput, ToolCallTarget, ToolScope } from './tool-scope.js'
 export {

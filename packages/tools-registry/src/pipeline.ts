@@ -139,7 +139,7 @@ export class ExecutionPipeline {
 
   private async process(exec: PipelineExecution, approver: ToolCallApprover | undefined): Promise<ToolExecutionResult> {
     const { catalog, hooks } = this.host
-    const record = catalog.resolve(exec.name, exec.agent)
+    const record = catalog.resolve(exec.name, exec.agent, exec.parent !== undefined)
     if (record === undefined) return notFound(exec.callId, this.unknownToolText(exec))
     PipelineExecution.resolved(exec, record.definition)
     if (PipelineExecution.aborted(exec)) return this.abortedBeforeDispatch(exec)
@@ -215,7 +215,8 @@ export class ExecutionPipeline {
     }
     const available =
       names.length === 0 ? 'No tools are available.' : `Available tools: ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}.`
-    return `Unknown tool ${quote(exec.name)}. ${available}`
+    const hints = exec.parent === undefined ? this.host.catalog.directHints(exec.name, exec.agent) : []
+    return `Unknown tool ${quote(exec.name)}. ${available}${hints.length > 0 ? ` ${hints.join(' ')}` : ''}`
   }
 
   private abortedBeforeDispatch(exec: PipelineExecution): ToolExecutionResult {

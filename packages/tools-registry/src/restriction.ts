@@ -7,6 +7,9 @@ import { FieldReadError, isArray, isRecord, ownElements, readOwn } from './own-f
 export interface CompiledRestriction {
   readonly allow: ReadonlySet<string> | undefined
   readonly deny: ReadonlySet<string> | undefined
+  /** True for `appliesTo: 'direct'`: nested calls and nested listings see through it. */
+  readonly direct: boolean
+  readonly hint: string | undefined
 }
 
 function compileNames(restriction: object, key: 'allow' | 'deny'): ReadonlySet<string> | undefined {
@@ -34,18 +37,35 @@ export function compileRestriction(restriction: ToolRestriction): CompiledRestri
     if (!isRecord(restriction, 'the restriction')) {
       throw new InvalidToolPolicyError(`A restriction must be an object { allow?, deny? }, got ${describeValue(restriction)}`)
     }
-    return { allow: compileNames(restriction, 'allow'), deny: compileNames(restriction, 'deny') }
+    const appliesTo: unknown = readOwn(restriction, 'appliesTo')
+    if (appliesTo !== undefined && appliesTo !== 'all' && appliesTo !== 'direct') {
+      throw new InvalidToolPolicyError(`A restriction's appliesTo must be 'all' or 'direct', got ${describeValue(appliesTo)}`)
+    }
+    const hint: unknown = readOwn(restriction, 'hint')
+    if (hint !== undefined && typeof hint !== 'string') {
+      throw new InvalidToolPolicyError(`A restriction's hint must be a string, got ${describeValue(hint)}`)
+    }
+    return { allow: compileNames(restriction, 'allow'), deny: compileNames(restriction, 'deny'), direct: appliesTo === 'direct', hint }
   } catch (error) {
     if (!(error instanceof FieldReadError)) throw error
     throw new InvalidToolPolicyError(`A restriction cannot be read: ${error.message}`, { cause: error.cause })
   }
 }
 
-/** True when every restriction admits the global tool `name` (restrictions intersect). */
-export function admits(restrictions: readonly CompiledRestriction[], name: string): boolean {
+/** True when `restriction` admits the global tool `name`. */
+export function admitsOne(restriction: CompiledRestriction, name: string): boolean {
+  if (restriction.allow !== undefined && !restriction.allow.has(name)) return false
+  return restriction.deny === undefined || !restriction.deny.has(name)
+}
+
+/**
+ * True when every restriction admits the global tool `name` (restrictions intersect); for a `nested` view, the
+ * `appliesTo: 'direct'` restrictions do not count.
+ */
+export function admits(restrictions: readonly CompiledRestriction[], name: string, nested = false): boolean {
   for (const restriction of restrictions) {
-    if (restriction.allow !== undefined && !restriction.allow.has(name)) return false
-    if (restriction.deny !== undefined && restriction.deny.has(name)) return false
+    if (nested && restriction.direct) continue
+    if (!admitsOne(restriction, name)) return false
   }
   return true
 }

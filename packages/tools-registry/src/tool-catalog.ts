@@ -3,7 +3,7 @@ import { describeValue, quote } from './describe-value.js'
 import { DuplicateToolError } from './duplicate-tool-error.js'
 import type { ToolChange } from './events.js'
 import { readOwn } from './own-field.js'
-import { admits, type CompiledRestriction } from './restriction.js'
+import { admits, admitsOne, type CompiledRestriction } from './restriction.js'
 import type { ToolRecord } from './tool-record.js'
 
 /** One agent's layer: its own tools, its restrictions over the globals, its guards, and its cached view. */
@@ -15,6 +15,9 @@ interface Scope {
   view: ReadonlyMap<string, ToolRecord> | undefined
   /** The catalog generation the view was computed at. */
   viewGeneration: number
+  /** The same for nested calls (without the `appliesTo: 'direct'` restrictions); `undefined` when stale or unused. */
+  nestedView: ReadonlyMap<string, ToolRecord> | undefined
+  nestedViewGeneration: number
 }
 
 /** The agent's own `id`, for messages; never throws. */
@@ -51,22 +54,39 @@ export class ToolCatalog {
 
   constructor(private readonly changed: (change: ToolChange) => void) {}
 
-  /** The tool `name` as `agent` sees it (or as an agent-less call sees it). */
-  resolve(name: string, agent: Agent | undefined): ToolRecord | undefined {
+  /**
+   * The tool `name` as `agent` sees it (or as an agent-less call sees it); `nested`: as a call dispatched from inside
+   * a running call sees it (the `appliesTo: 'direct'` restrictions do not apply).
+   */
+  resolve(name: string, agent: Agent | undefined, nested = false): ToolRecord | undefined {
     if (agent !== undefined) {
       const scope = this.scopes.get(agent)
-      if (scope !== undefined) return this.view(scope).get(name)
+      if (scope !== undefined) return (nested ? this.nestedView(scope) : this.view(scope)).get(name)
     }
     return this.globals.get(name)
   }
 
   /** Every tool `agent` sees: the admitted, unshadowed globals in registration order, then its own tools. */
-  visible(agent: Agent | undefined): Iterable<ToolRecord> {
+  visible(agent: Agent | undefined, nested = false): Iterable<ToolRecord> {
     if (agent !== undefined) {
       const scope = this.scopes.get(agent)
-      if (scope !== undefined) return this.view(scope).values()
+      if (scope !== undefined) return (nested ? this.nestedView(scope) : this.view(scope)).values()
     }
     return this.globals.values()
+  }
+
+  /**
+   * The hints of the `appliesTo: 'direct'` restrictions that hide `name` from `agent`'s direct calls, when a nested
+   * call would reach it (for the `UNKNOWN_TOOL` text).
+   */
+  directHints(name: string, agent: Agent | undefined): string[] {
+    const scope = agent === undefined ? undefined : this.scopes.get(agent)
+    if (scope === undefined || this.nestedView(scope).get(name) === undefined) return []
+    const hints: string[] = []
+    for (const restriction of scope.restrictions) {
+      if (restriction.direct && restriction.hint !== undefined && !admitsOne(restriction, name)) hints.push(restriction.hint)
+    }
+    return hints
   }
 
   /**
@@ -115,6 +135,7 @@ export class ToolCatalog {
       const scope = this.scopeOf(agent)
       scope.tools.set(record.name, record)
       scope.view = undefined
+      scope.nestedView = undefined
     }
     this.changed(Object.freeze({ type: 'register', name: record.name, agent }))
     return () => {
@@ -127,6 +148,7 @@ export class ToolCatalog {
         if (scope?.tools.get(record.name) !== record) return
         scope.tools.delete(record.name)
         scope.view = undefined
+        scope.nestedView = undefined
         this.release(agent, scope)
       }
       this.changed(Object.freeze({ type: 'unregister', name: record.name, agent }))
@@ -138,12 +160,14 @@ export class ToolCatalog {
     const scope = this.scopeOf(agent)
     scope.restrictions = [...scope.restrictions, restriction]
     scope.view = undefined
+    scope.nestedView = undefined
     this.changed(Object.freeze({ type: 'restrict', agent }))
     return () => {
       const current = this.scopes.get(agent)
       if (current === undefined || !current.restrictions.includes(restriction)) return
       current.restrictions = without(current.restrictions, restriction)
       current.view = undefined
+      current.nestedView = undefined
       this.release(agent, current)
       this.changed(Object.freeze({ type: 'unrestrict', agent }))
     }
@@ -172,7 +196,7 @@ export class ToolCatalog {
   private scopeOf(agent: Agent): Scope {
     let scope = this.scopes.get(agent)
     if (scope === undefined) {
-      scope = { tools: new Map(), restrictions: [], guards: noGuards, view: undefined, viewGeneration: -1 }
+      scope = { tools: new Map(), restrictions: [], guards: noGuards, view: undefined, viewGeneration: -1, nestedView: undefined, nestedViewGeneration: -1 }
       this.scopes.set(agent, scope)
     }
     return scope
@@ -191,9 +215,10 @@ export class ToolCatalog {
    * while an agent is allowed a handful; after every global change each scope's view is rebuilt, and walking the
    * whole registry for each of them made a `tools/change` burst grow with the registry's size.
    */
-  private inheritable(scope: Scope): Iterable<ToolRecord> {
+  private inheritable(scope: Scope, nested = false): Iterable<ToolRecord> {
     let allow: ReadonlySet<string> | undefined
     for (const restriction of scope.restrictions) {
+      if (nested && restriction.direct) continue
       if (restriction.allow !== undefined && (allow === undefined || restriction.allow.size < allow.size)) allow = restriction.allow
     }
     if (allow === undefined || allow.size >= this.globals.size) return this.globals.values()
@@ -216,6 +241,21 @@ export class ToolCatalog {
     for (const [name, record] of scope.tools) view.set(name, record)
     scope.view = view
     scope.viewGeneration = this.generation
+    return view
+  }
+
+  /** {@link view} for nested calls; the same map when the scope has no `appliesTo: 'direct'` restriction. */
+  private nestedView(scope: Scope): ReadonlyMap<string, ToolRecord> {
+    if (!scope.restrictions.some((restriction) => restriction.direct)) return this.view(scope)
+    if (scope.nestedView !== undefined && scope.nestedViewGeneration === this.generation) return scope.nestedView
+    const view = new Map<string, ToolRecord>()
+    for (const record of this.inheritable(scope, true)) {
+      const { name } = record
+      if (!scope.tools.has(name) && admits(scope.restrictions, name, true)) view.set(name, record)
+    }
+    for (const [name, record] of scope.tools) view.set(name, record)
+    scope.nestedView = view
+    scope.nestedViewGeneration = this.generation
     return view
   }
 }

@@ -8,6 +8,7 @@ import type {
   ToolExecutionInput,
   ToolExecutionResult,
   ToolOutputSchema,
+  ToolRestriction,
   ToolSchema,
 } from '@dsh/tools-core'
 import type { Context } from 'cordis'
@@ -21,6 +22,7 @@ import type {
   ToolExecutionMode,
   ToolRegistry,
   ToolRegistryConfig,
+  ToolViewOptions,
   ToolScope,
   ToolStepResult,
 } from './index.js'
@@ -40,7 +42,10 @@ describe('ctx.tools', () => {
     expectTypeOf(ctx.tools.execute).returns.toEqualTypeOf<Promise<ToolExecutionResult>>()
     expectTypeOf(ctx.tools.get).returns.toEqualTypeOf<ToolDefinition | undefined>()
     expectTypeOf(ctx.tools.schemas).returns.toEqualTypeOf<ToolSchema[]>()
-    expectTypeOf(ctx.tools.outputSchema).toEqualTypeOf<(name: string, agent?: Agent) => ToolOutputSchema | undefined>()
+    expectTypeOf(ctx.tools.outputSchema).toEqualTypeOf<(name: string, agent?: Agent, options?: ToolViewOptions) => ToolOutputSchema | undefined>()
+    expectTypeOf(ctx.tools.schemas).parameter(1).toEqualTypeOf<ToolViewOptions | undefined>()
+    expectTypeOf<ToolViewOptions>().toEqualTypeOf<{ readonly nested?: boolean | undefined }>()
+    expectTypeOf<ToolRestriction['appliesTo']>().toEqualTypeOf<'all' | 'direct' | undefined>()
     expectTypeOf(ctx.tools.scope(agent).outputSchema).toEqualTypeOf<(name: string) => ToolOutputSchema | undefined>()
     expectTypeOf(ctx.tools.executionMode).returns.toEqualTypeOf<ToolExecutionMode>()
     expectTypeOf(ctx.tools.definitionOf).parameter(0).toEqualTypeOf<Readonly<ToolExecution>>()

@@ -107,14 +107,18 @@ export class ToolRegistry extends Service {
    * `calls` is not an array or an option is invalid.
    */
   readonly executeStep: (calls: readonly StepCall[], options?: ExecuteStepOptions) => Promise<ToolStepResult>
-  /** The tool `name` as `agent` sees it (the global layer when `agent` is absent), or `undefined`. */
-  readonly get: (name: string, agent?: Agent) => ToolDefinition | undefined
+  /**
+   * The tool `name` as `agent` sees it (the global layer when `agent` is absent), or `undefined`. With
+   * `{ nested: true }`: as a call dispatched from inside a running call sees it (see {@link ToolViewOptions}).
+   */
+  readonly get: (name: string, agent?: Agent, options?: ToolViewOptions) => ToolDefinition | undefined
   /**
    * The model-facing schemas (`{ name, description, parameters }` only) of every tool `agent` sees: the inherited
    * globals its restrictions admit and it does not shadow, in registration order, then its own tools. Fresh copies
-   * on every call.
+   * on every call. With `{ nested: true }`: the tools a call dispatched from inside a running call reaches (the
+   * agent's `appliesTo: 'direct'` restrictions do not apply), for a tool that offers them to a program (Code Mode).
    */
-  readonly schemas: (agent?: Agent) => ToolSchema[]
+  readonly schemas: (agent?: Agent, options?: ToolViewOptions) => ToolSchema[]
   /**
    * The JSON Schema of the `structuredContent` of tool `name` as `agent` sees it (the global layer when `agent` is
    * absent): the `outputSchema` the definition declared (`defineTool` sets it for an object `output.schema`),
@@ -122,7 +126,7 @@ export class ToolRegistry extends Service {
    * declares none. Kept apart from {@link ToolRegistry.schemas}, whose objects a provider request carries as they
    * are; an MCP server lists it as the tool's `outputSchema`.
    */
-  readonly outputSchema: (name: string, agent?: Agent) => ToolOutputSchema | undefined
+  readonly outputSchema: (name: string, agent?: Agent, options?: ToolViewOptions) => ToolOutputSchema | undefined
   /**
    * `'parallel'` when the call's tool declared `concurrencySafe: true` (or MCP `annotations.readOnlyHint: true`
    * without `concurrencySafe: false`), so a loop may run it together with other parallel-safe calls of the same
@@ -182,9 +186,9 @@ export class ToolRegistry extends Service {
     this.hooks = hooks
     this.execute = (input, options) => pipeline.run(input, undefined, options)
     this.executeStep = (calls, options) => runStep(calls, options)
-    this.get = (name, agent) => catalog.resolve(name, agent)?.definition
-    this.schemas = (agent) => projectSchemas(catalog.visible(agent))
-    this.outputSchema = (name, agent) => projectOutputSchema(catalog.resolve(name, agent))
+    this.get = (name, agent, options) => catalog.resolve(name, agent, nestedView(options))?.definition
+    this.schemas = (agent, options) => projectSchemas(catalog.visible(agent, nestedView(options)))
+    this.outputSchema = (name, agent, options) => projectOutputSchema(catalog.resolve(name, agent, nestedView(options)))
     this.executionMode = (call) => catalog.resolve(call.name, call.agent)?.mode ?? 'serial'
     this.definitionOf = (execution) => PipelineExecution.definitionOf(execution)
     // An optional dependency: while a `systemPrompt` service is present, it gets a provider of this registry's
@@ -249,4 +253,18 @@ export class ToolRegistry extends Service {
   scope(agent: Agent): ToolScope {
     return new AgentToolScope(this.ctx, this.internals, checkAgent(agent))
   }
+}
+
+/**
+ * Which view of an agent's tools a listing gives: the model's (the default), or, with `nested: true`, the one calls
+ * dispatched from inside a running call get (with `parent`): the agent's `appliesTo: 'direct'` restrictions do not
+ * apply to it.
+ */
+export interface ToolViewOptions {
+  readonly nested?: boolean | undefined
+}
+
+/** `options.nested`, read as an own property (an inherited one, from a polluted prototype, is not asked for). */
+function nestedView(options: ToolViewOptions | undefined): boolean {
+  return typeof options === 'object' && options !== null && Object.hasOwn(options, 'nested') && options.nested === true
 }

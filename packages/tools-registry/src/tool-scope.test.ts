@@ -237,6 +237,55 @@ describe('scopes: an agent may have its own tools, restrictions and guards', () 
   })
 })
 
+describe("restrictions that apply to direct calls only (appliesTo: 'direct')", () => {
+  it("hide tools from the model's view and direct calls (UNKNOWN_TOOL with the hint, before any policy); nested calls and nested listings see through them", async () => {
+    const { ctx, tools } = await createHarness()
+    const alice = agent('alice')
+    const policies: string[] = []
+    ctx.on('tools/pre-execute', (exec, next) => (policies.push(exec.name), next()))
+    tools.register(tool('read'))
+    tools.register(tool('secret'))
+    const nested: ToolExecutionResult[] = []
+    tools.register(
+      tool('program', {
+        execute: async (_args, exec) => {
+          nested.push(await tools.execute(call('read', {}, { callId: 'sub', agent: alice, parent: exec.token })))
+          nested.push(await tools.execute(call('secret', {}, { callId: 'sub2', agent: alice, parent: exec.token })))
+          return []
+        },
+      }),
+    )
+    const scope = tools.scope(alice)
+    scope.restrict({ deny: ['secret'] })
+    scope.restrict({ allow: ['program'], appliesTo: 'direct', hint: 'Call it from a program: await tools.read({}).' })
+    expect(names(tools.schemas(alice))).toEqual(['program'])
+    expect(names(tools.schemas(alice, { nested: true }))).toEqual(['read', 'program'])
+    expect(tools.get('read', alice)).toBeUndefined()
+    expect(tools.get('read', alice, { nested: true })?.name).toBe('read')
+    const direct = await tools.execute(call('read', {}, { agent: alice }))
+    expect(direct).toMatchObject({ isError: true, error: { code: 'UNKNOWN_TOOL' } })
+    expect(direct.content[0]).toMatchObject({ text: 'Unknown tool "read". Available tools: program. Call it from a program: await tools.read({}).' })
+    // A tool hidden by an ordinary restriction gets no hint: no program reaches it either.
+    expect((await tools.execute(call('secret', {}, { agent: alice }))).content[0]).toMatchObject({ text: 'Unknown tool "secret". Available tools: program.' })
+    expect(policies).toEqual([])
+    await tools.execute(call('program', {}, { agent: alice }))
+    expect(nested.map((result) => [result.isError, result.error?.code])).toEqual([
+      [false, undefined],
+      [true, 'UNKNOWN_TOOL'],
+    ])
+    expect(policies).toEqual(['program', 'read'])
+    // Another agent is not restricted at all.
+    expect(names(tools.schemas(agent('bob')))).toEqual(['read', 'secret', 'program'])
+  })
+
+  it("refuses an appliesTo or a hint of the wrong kind", async () => {
+    const { tools } = await createHarness()
+    const scope = tools.scope(agent('carol'))
+    expect(() => scope.restrict({ deny: ['x'], appliesTo: 'model' as 'direct' })).toThrow("A restriction's appliesTo must be 'all' or 'direct', got the string \"model\"")
+    expect(() => scope.restrict({ deny: ['x'], hint: 7 as unknown as string })).toThrow(InvalidToolPolicyError)
+  })
+})
+
 describe('schemas(agent) is the model-facing allowlist projection', () => {
   it('holds exactly name, description and parameters: never execute, presenters, timeoutMs or extra fields', async () => {
     const { tools } = await createHarness()
