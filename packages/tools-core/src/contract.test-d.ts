@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import type {
   Agent,
+  CodeResultView,
   ContentBlock,
   ErrorCode,
   ToolErrorCode,
@@ -12,6 +13,7 @@ import type {
   ToolAnnotations,
   ToolApprovalOutcome,
   ToolCallView,
+  ToolCardKind,
   ToolDefinition,
   ToolExecution,
   ToolExecutionInput,
@@ -135,6 +137,11 @@ describe('contract types', () => {
     if (view.card === 'diff') expectTypeOf(view.diffs[0]!.oldText).toEqualTypeOf<string | null>()
     const result = {} as ToolResultView
     if (result.card === 'terminal') expectTypeOf(result.exitCode).toEqualTypeOf<number | null | undefined>()
+    if (view.card === 'code') expectTypeOf(view.language).toEqualTypeOf<'typescript' | 'javascript'>()
+    if (result.card === 'code') expectTypeOf(result.subCalls[0]!.code).toEqualTypeOf<string | undefined>()
+    expectTypeOf<ToolCardKind>().toEqualTypeOf<'generic' | 'terminal' | 'diff' | 'code'>()
+    expectTypeOf<ToolResultView['card']>().toEqualTypeOf<'generic' | 'terminal' | 'diff' | 'task' | 'code'>()
+    expectTypeOf<CodeResultView['status']>().toEqualTypeOf<'completed' | 'error' | 'timeout' | 'memory' | 'aborted'>()
   })
 
   it('agents need only an id', () => {

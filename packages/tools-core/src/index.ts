@@ -51,6 +51,11 @@ export { InvalidErrorCodeError } from './invalid-error-code-error.js'
 export { NonJsonValueError } from './non-json-value-error.js'
 export { ToolContentError, type ToolContentErrorOptions } from './tool-content-error.js'
 export type {
+  CodeCallView,
+  CodeLanguage,
+  CodeResultView,
+  CodeRunStatus,
+  CodeSubCall,
   DiffCallView,
   DiffResultView,
   FileDiff,

@@ -62,8 +62,28 @@ export interface DiffCallView {
   locations?: FileLocation[]
 }
 
+/** The languages a `code` card's program may be written in. */
+export type CodeLanguage = 'typescript' | 'javascript'
+
+/**
+ * A program that calls tools (Code Mode's `run_code`): each `await tools.x(args)` inside it is a sub-call through
+ * the registry, shown as a card of its own that names this call as its `parent`.
+ */
+export interface CodeCallView {
+  /** Discriminant. */
+  card: 'code'
+  /** The heading: usually what the program does. */
+  title: string
+  /** The language the program is written in. */
+  language: CodeLanguage
+  /** The program, as the model wrote it. */
+  code: string
+  /** What the program is for, in words. */
+  description?: string
+}
+
 /** How a tool wants its pending call shown: a `card`-tagged render intent. */
-export type ToolCallView = GenericCallView | TerminalCallView | DiffCallView
+export type ToolCallView = GenericCallView | TerminalCallView | DiffCallView | CodeCallView
 
 /** The default completed card. Missing fields keep the pending card's. */
 export interface GenericResultView {
@@ -123,8 +143,43 @@ export interface TaskResultView {
   output?: string
 }
 
+/** How a program's run ended: `completed`, or the way it failed (an uncaught error, or a limit it hit). */
+export type CodeRunStatus = 'completed' | 'error' | 'timeout' | 'memory' | 'aborted'
+
+/** One tool call a program made, as its `code` card lists it (the sub-call's own card has the details). */
+export interface CodeSubCall {
+  /** The sub-call's id (`<outer call id>:code:<n>`), linking the line to the sub-call's own card. */
+  callId: string
+  /** The tool's name. */
+  name: string
+  /** True when the sub-call failed. */
+  isError: boolean
+  /** The error code of a failed sub-call (`DENIED`, `INVALID_ARGS`, …). */
+  code?: string
+}
+
+/** A program's finished run: how it ended, its logs, its returned value and the tool calls it made. */
+export interface CodeResultView {
+  /** Discriminant. */
+  card: 'code'
+  /** Replaces the pending title. */
+  title?: string
+  /** How the run ended. */
+  status: CodeRunStatus
+  /** Why a failed run failed, in words (the uncaught error's message, the limit hit). */
+  error?: string
+  /** How long the run took, in milliseconds. */
+  durationMs?: number
+  /** The captured console output, possibly truncated (the card shows its tail). */
+  logs?: string
+  /** The returned value as text, possibly truncated (the card shows its tail). */
+  value?: string
+  /** Every tool call the program made, in the order they ended. */
+  subCalls: CodeSubCall[]
+}
+
 /** How a tool wants its completed call shown: a `card`-tagged render intent. */
-export type ToolResultView = GenericResultView | TerminalResultView | DiffResultView | TaskResultView
+export type ToolResultView = GenericResultView | TerminalResultView | DiffResultView | TaskResultView | CodeResultView
 
 /** The card kinds of the vocabulary. */
 export type ToolCardKind = ToolCallView['card']
