@@ -7,11 +7,12 @@
  *
  * It defines the program's globals `tools` (null prototype, frozen, not thenable: one async function per tool, whose
  * argument is encoded here by a strict JSON encoder with a byte cap) and `console` (five levels, lines formatted here
- * and bounded), and returns `{ start, parse, makeError }` for the worker.
+ * and bounded), and returns `{ start, parse, makeError, droppedLogs }` for the worker.
  *
  * Host functions, all called with strings or numbers only:
  * - `hostCall(tool, json)` → a promise the worker settles, or a string: why the call was refused.
- * - `hostLog(level, line?)` → the log bytes left (`line` absent: a line dropped, counted).
+ * - `hostLog(level, line)` → the log bytes left. Once none are left, the guest counts the lines it drops itself
+ *   (`droppedLogs()`), so a flood of `console.log` costs no host call.
  * - `hostEnd(ok, ...)`: `(true, json?)` the program returned; `(false, name?, code?, message, line?, what?)` it threw
  *   (`what` = `'value'`: its returned value was refused).
  */
@@ -154,6 +155,7 @@ export const guestPrelude = String.raw`(function (hostCall, hostLog, hostEnd, co
   // ---- console ----
 
   let logRoom = config.maxLogBytes
+  let logsDropped = 0
 
   function inspect(value, depth, seen, room) {
     if (value === null) return 'null'
@@ -222,7 +224,8 @@ export const guestPrelude = String.raw`(function (hostCall, hostLog, hostEnd, co
   for (let index = 0; index < levels.length; index++) {
     const level = levels[index]
     const method = function (...args) {
-      logRoom = logRoom > 0 ? hostLog(level, format(args)) : hostLog(level)
+      if (logRoom > 0) logRoom = hostLog(level, format(args))
+      else logsDropped++
     }
     defineProperty(method, 'name', { value: level })
     defineProperty(consoleObject, level, { value: method, writable: true, enumerable: true, configurable: true })
@@ -280,5 +283,9 @@ export const guestPrelude = String.raw`(function (hostCall, hostLog, hostEnd, co
     return error
   }
 
-  return freeze({ start: start, parse: parse, makeError: makeError })
+  function droppedLogs() {
+    return logsDropped
+  }
+
+  return freeze({ start: start, parse: parse, makeError: makeError, droppedLogs: droppedLogs })
 })`

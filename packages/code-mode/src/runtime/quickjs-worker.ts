@@ -42,6 +42,7 @@ class GuestRun {
   #vm: QuickJS | undefined
   #parse: JSValueHandle | undefined
   #makeError: JSValueHandle | undefined
+  #droppedLogs: JSValueHandle | undefined
   #cpuUsed = 0
   #sliceStart = -1
   #interrupted = false
@@ -89,6 +90,7 @@ class GuestRun {
       const api = this.#keep(vm.callFunction(setup, vm.undefined, hostCall, hostLog, hostEnd, this.#keep(vm.newString(config))))
       this.#parse = api.getProp('parse')
       this.#makeError = api.getProp('makeError')
+      this.#droppedLogs = api.getProp('droppedLogs')
       const start = this.#keep(api.getProp('start'))
       // The program shares the wrapper's first line, so the guest's line numbers are the program's.
       const program = this.#keep(vm.evalCode(`(async function () {${message.program}\n})`, 'program'))
@@ -274,10 +276,25 @@ class GuestRun {
     return vm.undefined
   }
 
+  /** The lines the guest dropped without calling the host: read from its own counter (a closure of the prelude). */
+  #guestDroppedLogs(): number {
+    const vm = this.#vm
+    if (vm === undefined || this.#droppedLogs === undefined) return 0
+    try {
+      const count = vm.callFunction(this.#droppedLogs, vm.undefined)
+      const value = count.isNumber ? count.toNumber() : 0
+      count.dispose()
+      return Number.isSafeInteger(value) && value > 0 ? value : 0
+    } catch {
+      return 0
+    }
+  }
+
   #finish(): void {
     if (this.#finished) return
     this.#finished = true
     const end = this.#end!
+    this.#logDropped += this.#guestDroppedLogs()
     if (this.#logDropped > 0) {
       const text = `… ${this.#logDropped} more log line${this.#logDropped === 1 ? '' : 's'} dropped: the program's logs are limited to ${this.#limits.maxLogBytes} bytes`
       send({ type: 'log', runId: this.runId, level: 'warn', text })
