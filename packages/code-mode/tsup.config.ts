@@ -1,3 +1,8 @@
 import { packageBuildConfig } from '../../tsup.shared.js'
 
-export default packageBuildConfig()
+// The worker thread of the QuickJS runtime is a second entry: `QuickJsRuntime` (bundled into `index.js`) starts it as
+// `new URL('./quickjs-worker.js', import.meta.url)`, the file beside it in `dist/`.
+export default packageBuildConfig({
+  entry: { index: 'src/index.ts', 'quickjs-worker': 'src/runtime/quickjs-worker.ts' },
+  dts: { entry: { index: 'src/index.ts' } },
+})
