@@ -9,6 +9,27 @@ export const EDITED_NOTES = '# Notes\n\n- DONE: try the echo agent\n- read the c
 export const FAKE_ENV = 'API_TOKEN=sk-demo-4f9c2a7e1b3d5f60\nLOG_LEVEL=debug\n'
 /** The file the dev server script creates once it has printed its first line. */
 export const SERVER_READY_FILE = '.server-ready'
+
+/**
+ * The program of the Code Mode step: three word counts at once (word_count is parallel-safe), then a write the
+ * demo's policy asks a person about, caught when it fails so the program still answers.
+ */
+export const CODE_MODE_PROGRAM = `const sentences: string[] = [
+  'The pipeline validates every call.',
+  'A program calls tools through the same pipeline, and every sub-call shows up in the ledger.',
+  'Cards show what ran.',
+]
+const counts = await Promise.all(sentences.map((text) => tools.word_count({ text })))
+const longest = counts.reduce((best, count, index) => (count.words > counts[best].words ? index : best), 0)
+console.log(\`word counts: \${counts.map((count) => count.words).join(', ')}\`)
+let saved = 'not saved'
+try {
+  await tools.write_file({ path: 'longest.txt', content: sentences[longest] })
+  saved = 'saved to longest.txt'
+} catch (error) {
+  saved = \`not saved: \${error.code}\`
+}
+return { longest: sentences[longest], words: counts[longest].words, saved }`
 /**
  * The workspace's dev server script: it prints a line, then runs until it is stopped. It also touches
  * {@link SERVER_READY_FILE}, which only the demo's scripted model looks at (see {@link DemoScriptOptions}).
@@ -147,6 +168,10 @@ export function demoSteps(options: DemoScriptOptions): DemoStep[] {
         const taskId = taskOfResult(firstResult(previous))
         return taskId === undefined ? [] : [{ name: 'task_output', arguments: { task_id: taskId, wait_ms: 10_000 }, expect: 'ok' }]
       },
+    },
+    {
+      say: 'Last: which of three sentences is the longest, and can I save the answer? One program does it all.',
+      calls: [{ name: 'run_code', arguments: { code: CODE_MODE_PROGRAM, description: 'Compare three sentences and save the answer' }, expect: 'ok' }],
     },
   ]
 }

@@ -44,6 +44,7 @@ function mask(text: string, workspace: string): string {
     .replace(/"durationMs":[\d.]+/g, '"durationMs":"<ms>"')
     .replace(/"(startedAt|endedAt)":\d+/g, '"$1":"<time>"')
     .replace(/task_[0-9a-f]{6}_/g, 'task_<run>_')
+    .replace(/The program completed in \d+ ms/g, 'The program completed in <ms> ms')
 }
 
 function workspaceOf(text: string): string {
@@ -88,6 +89,7 @@ describe('the demo, as `npm run demo` runs it', () => {
       'call_12a bash_kill ok',
       'call_13a index_archive ok',
       'call_14a task_output ok',
+      'call_15a run_code ok',
     ])
     // The redacted credential is nowhere in the event stream, and no canonical value (structuredContent) is persisted.
     expect(run.stdout).not.toContain(FAKE_SECRET)

@@ -1,4 +1,12 @@
-import type { AgentInjectOptions, ContentBlock, ToolApprovalOutcome, ToolApprovalRequest, ToolCallView } from '@dsh/tools-core'
+import type {
+  AgentInjectOptions,
+  ContentBlock,
+  ToolApprovalOutcome,
+  ToolApprovalRequest,
+  ToolCallView,
+  ToolExecution,
+  ToolExecutionResult,
+} from '@dsh/tools-core'
 import {
   genericCallFallback,
   genericResultFallback,
@@ -20,6 +28,8 @@ export interface DemoReporter {
   event(event: SessionEvent): void
   /** The approval service answered a request. */
   approval(request: ToolApprovalRequest, outcome: ToolApprovalOutcome): void
+  /** A call made from inside another call (a `run_code` program's sub-call) ended. */
+  subCall(exec: Readonly<ToolExecution>, result: ToolExecutionResult): void
   /** A tool injected a notice into the agent (it reaches the model's next request). */
   notice(content: readonly ContentBlock[], options: AgentInjectOptions): void
   /** The session ended. */
@@ -122,6 +132,12 @@ export function createTextReporter(options: TextReporterOptions): DemoReporter {
       const answer = outcome.outcome === 'allowed-once' ? 'approved once' : outcome.outcome
       write(paint('cyan', `? approval: ${request.tool.name}, because ${request.reason ?? 'a policy asked'} → ${answer}`))
     },
+    subCall(exec, result) {
+      const outcome = result.isError ? paint('yellow', result.error?.code ?? 'TOOL_FAILED') : 'ok'
+      const first = contentText(result.content).split('\n', 1)[0] ?? ''
+      const shown = first.length > 70 ? `${first.slice(0, 67)}...` : first
+      write(`  ${paint('dim', '↳')} ${exec.name} ${outcome}${paint('dim', `  (${exec.callId})`)}${shown === '' ? '' : paint('dim', ` ${shown}`)}`)
+    },
     notice(content, { source }) {
       for (const line of indented(`+ notice from ${source.plugin}: `, contentText(content))) write(paint('cyan', line))
     },
@@ -150,6 +166,8 @@ export function createJsonReporter(write: (line: string) => void): DemoReporter 
       write(JSON.stringify(event))
     },
     approval() {},
+    // A program's sub-calls are in its result's meta (subCalls); the stream holds the session's own events only.
+    subCall() {},
     notice() {},
     finish() {},
   }

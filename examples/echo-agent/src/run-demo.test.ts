@@ -14,7 +14,7 @@ describe('runDemo', () => {
     expect(outcome.exitCode).toBe(0)
     expect(outcome.problems).toEqual([])
     expect(outcome.session?.stopReason).toBe('done')
-    expect(outcome.session?.steps).toHaveLength(14)
+    expect(outcome.session?.steps).toHaveLength(15)
     expect(lines.join('\n')).toContain('\u001b[')
   }, RUN_TIMEOUT_MS)
 
@@ -44,7 +44,7 @@ if (sandboxDeclared) {
       expect(warnings).toEqual([])
       expect(outcome.exitCode).toBe(0)
       expect(outcome.problems).toEqual([])
-      expect(outcome.session?.steps).toHaveLength(14)
+      expect(outcome.session?.steps).toHaveLength(15)
     }, RUN_TIMEOUT_MS)
   })
 }

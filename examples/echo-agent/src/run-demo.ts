@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { TimeoutPolicy } from '@dsh/timeout-policy'
 import { BashTools, LocalBashExecutor } from '@dsh/tool-bash'
 import { SandboxedBashExecutor } from '@dsh/tool-bash-sandbox'
+import { CodeMode } from '@dsh/code-mode'
 import { TaskService } from '@dsh/tool-tasks'
 import type { Agent } from '@dsh/tools-core'
 import { ToolRegistry } from '@dsh/tools-registry'
@@ -51,7 +52,7 @@ export interface DemoOutcome {
 const plainLogs: Exporter = { colors: false, export() {} }
 
 /** The tools the model must be shown; the demo refuses to start without them. */
-export const DEMO_TOOLS = ['echo', 'word_count', 'write_file', 'search_archive', 'bash', 'bash_output', 'bash_kill', 'index_archive', 'task_output'] as const
+export const DEMO_TOOLS = ['echo', 'word_count', 'write_file', 'search_archive', 'bash', 'bash_output', 'bash_kill', 'index_archive', 'task_output', 'run_code'] as const
 
 /** Resolves once `path` exists, or after `limitMs` (the script then reads whatever the server has printed). */
 async function waitForFile(path: string, signal: AbortSignal, limitMs = 10_000): Promise<void> {
@@ -121,6 +122,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     await ctx.plugin(indexArchiveTool)
     await ctx.plugin(demoPolicy)
     await ctx.plugin(DemoApproval, { onDecision: (request, outcome) => reporter.approval(request, outcome) })
+    // Code Mode: run_code runs a program whose tool calls go through this same pipeline; each one's result is shown
+    // nested under the program's card (observers see a sub-call with exec.parent, before the outer result).
+    await ctx.plugin(CodeMode)
+    tools.on('tools/result', (exec, result) => {
+      if (exec.parent !== undefined) reporter.subCall(exec, result)
+    })
 
     const visible = tools.schemas(agent).map((schema) => schema.name)
     const missing = DEMO_TOOLS.filter((name) => !visible.includes(name))
