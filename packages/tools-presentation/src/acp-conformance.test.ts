@@ -15,7 +15,7 @@ import { Ajv2020, type AnySchemaObject, type ValidateFunction } from 'ajv/dist/2
 import { describe, expect, it } from 'vitest'
 import { clientSupportsTerminalOutput, toAcpSessionNotification, toAcpToolCall, toAcpToolCallUpdate } from './acp-mapping.js'
 import type { AcpSessionNotification } from './acp-types.js'
-import { diffCall, diffResult, fileDiff, genericCall, genericResult, terminalCall, terminalResult } from './card-builders.js'
+import { codeCall, codeResult, diffCall, diffResult, fileDiff, genericCall, genericResult, terminalCall, terminalResult } from './card-builders.js'
 import { presentToolCall, presentToolResult, type PresentableTool } from './present-tool.js'
 import { terminalResultFromMeta, terminalResultMeta } from './terminal-result-meta.js'
 
@@ -166,6 +166,27 @@ const scenarios: Scenario[] = [
     result: { content: [text('Created.')], isError: false },
   },
   {
+    id: 'code-run-with-sub-calls',
+    tool: {
+      name: 'run_code',
+      presentCall: (args) => codeCall({ title: 'Sum the sizes', language: 'typescript', ...(args as { code: string; description: string }) }),
+      presentResult: () =>
+        codeResult({
+          status: 'error',
+          error: 'CODE_RUN_FAILED: x is not a function (line 2)',
+          durationMs: 812,
+          logs: 'reading 2 files\n```\n',
+          value: '{\n  "total": 42\n}',
+          subCalls: [
+            { callId: 'code-run-with-sub-calls:code:1', name: 'glob', isError: false },
+            { callId: 'code-run-with-sub-calls:code:2', name: 'write_file', isError: true, code: 'DENIED' },
+          ],
+        }),
+    },
+    args: { code: 'const files = await tools.glob({ pattern: "*.ts" })\nreturn files.length', description: 'Count the sources' },
+    result: { content: [text('The program failed (error)')], isError: true },
+  },
+  {
     id: 'diff-call-generic-result',
     tool: { name: 'patch', presentCall: edit.presentCall!, presentResult: () => undefined },
     args: { path: '/work/app/x', oldText: 'x', newText: 'y' },
@@ -261,6 +282,10 @@ describe('ACP schema conformance (ajv against the SDK JSON Schema)', () => {
     expect(on.some((update) => update._meta?.terminal_info !== undefined)).toBe(true)
     expect(on.some((update) => update._meta?.terminal_exit !== undefined && update.content === undefined)).toBe(true)
     expect(off.some((update) => update._meta !== undefined)).toBe(false)
+    // The code card's program and its sub-call list (the scenario's presenters did not fall back to generic).
+    const texts = off.flatMap((update) => (update.content ?? []).flatMap((item) => (item.type === 'content' && item.content.type === 'text' ? [item.content.text] : [])))
+    expect(texts.filter((text) => text.startsWith('```ts\n'))).toHaveLength(2)
+    expect(texts).toContain('Sub-calls:\n\n- ✓ `glob`\n- ✗ `write_file` DENIED')
     expect(new Set(on.filter((update) => update.sessionUpdate === 'tool_call').map((update) => update.kind))).toEqual(
       new Set(['read', 'other', 'fetch', 'execute', 'edit']),
     )

@@ -1,5 +1,8 @@
 import {
   snapshotJson,
+  type CodeCallView,
+  type CodeResultView,
+  type CodeRunStatus,
   type ContentBlock,
   type FileDiff,
   type FileLocation,
@@ -19,7 +22,7 @@ import type {
   AcpToolCallUpdate,
   AcpToolKind,
 } from './acp-types.js'
-import { diffLocations, taskProgressText } from './card-builders.js'
+import { diffLocations, durationText, subCallCountText, taskProgressText } from './card-builders.js'
 import { detachCallView, detachResultView, snapshotResult } from './card-snapshot.js'
 import { contentText } from './content-text.js'
 import { fencedBlock, markdownCode, markdownLine, markdownText } from './markdown-text.js'
@@ -197,16 +200,57 @@ function callKind(view: ToolCallView): AcpToolKind {
     case 'generic':
       return view.kind ?? 'other'
     case 'terminal':
+    case 'code':
       return 'execute'
     case 'diff':
       return 'edit'
   }
 }
 
+/** A text content item. */
+function textItem(text: string): AcpToolCallContent {
+  return { type: 'content', content: { type: 'text', text } }
+}
+
+/** A code card's program as a fenced block (`ts` or `js`), so a client shows it as code, exactly. */
+function programItem(view: CodeCallView): AcpToolCallContent {
+  return textItem(fencedBlock(view.code, view.language === 'typescript' ? 'ts' : 'js'))
+}
+
+const CODE_RUN_ENDINGS: Readonly<Record<CodeRunStatus, string>> = {
+  completed: 'completed',
+  error: 'failed with an error',
+  timeout: 'timed out',
+  memory: 'ran out of memory',
+  aborted: 'was aborted',
+}
+
 /**
- * The ACP `tool_call` session update announcing a call: `kind` from the card (`execute` for a terminal card, `edit`
- * for a diff card), the title with paths inside the session cwd shown relative, content (a generic card's blocks, a
- * diff card's `{ type: 'diff' }` items), absolute locations, and `rawInput`. A terminal card, when the client
+ * A code run's result as text items: how it ended (`The program completed (1.2 s, 3 sub-calls, 1 failed).`) with
+ * the error in words, the list of sub-calls (ACP has no parent link, so the nesting is shown as a list), the logs and
+ * the returned value in fenced `text` blocks.
+ */
+function codeResultItems(view: CodeResultView): AcpToolCallContent[] {
+  const facts = [...(view.durationMs === undefined ? [] : [durationText(view.durationMs)]), subCallCountText(view.subCalls)]
+  const heading = `The program ${CODE_RUN_ENDINGS[view.status]} (${facts.join(', ')}).`
+  const items = [textItem(view.error === undefined ? heading : `${heading}\n\n${markdownText(view.error)}`)]
+  if (view.subCalls.length > 0) {
+    const list = view.subCalls.map((call) => {
+      if (!call.isError) return `- ✓ ${markdownCode(call.name)}`
+      return `- ✗ ${markdownCode(call.name)}${call.code === undefined ? ' failed' : ` ${markdownLine(call.code)}`}`
+    })
+    items.push(textItem(`Sub-calls:\n\n${list.join('\n')}`))
+  }
+  if (view.logs !== undefined && view.logs.length > 0) items.push(textItem(`Logs:\n\n${fencedBlock(view.logs, 'text')}`))
+  if (view.value !== undefined && view.value.length > 0) items.push(textItem(`Returned:\n\n${fencedBlock(view.value, 'text')}`))
+  return items
+}
+
+/**
+ * The ACP `tool_call` session update announcing a call: `kind` from the card (`execute` for a terminal or code card,
+ * `edit` for a diff card), the title with paths inside the session cwd shown relative, content (a generic card's
+ * blocks, a diff card's `{ type: 'diff' }` items, a code card's description and program in a fenced `ts`/`js`
+ * block), absolute locations, and `rawInput`. A terminal card, when the client
  * announced the terminal `_meta` convention, embeds a terminal (`{ type: 'terminal', terminalId: toolCallId }`)
  * created by `_meta.terminal_info`. Throws `UnknownCardError` (`UNKNOWN_CARD`) for a value that is not a card,
  * `InvalidCardError` (`INVALID_CARD`) for a malformed one, and `PresentationOptionsError` for a relative `cwd`.
@@ -249,6 +293,10 @@ export function toAcpToolCall(input: AcpToolCallInput, options: AcpMappingOption
       content = diffItems(view.diffs, cwd)
       locations = locationItems(view.locations ?? diffLocations(view.diffs), cwd)
       break
+    case 'code':
+      if (view.description !== undefined && view.description.length > 0) content.push(textItem(markdownText(view.description)))
+      content.push(programItem(view))
+      break
   }
   if (content.length > 0) update.content = content
   if (locations.length > 0) update.locations = locations
@@ -262,6 +310,9 @@ export function toAcpToolCall(input: AcpToolCallInput, options: AcpMappingOption
  * the result card's title (relativized) when it has one, and its content, which REPLACES the call's:
  * - `generic`: the card's content blocks, else the result's (left out when empty, keeping the call's content);
  * - `diff`: one `{ type: 'diff' }` item per file;
+ * - `task`: the status line and the output in a fenced `console` block;
+ * - `code`: the program again (when the call was a code card), the run's status line with its error, the sub-call
+ *   list (ACP has no parent link: the nesting is shown as a list), the logs and the returned value in fenced blocks;
  * - `terminal`, when the client announced the terminal `_meta` convention and the call was a terminal card: no
  *   `content` (it would replace the terminal block) but `_meta.terminal_output` (the output) and
  *   `_meta.terminal_exit` (`exit_code`, `signal`); otherwise (no support, or the call opened no terminal) the
@@ -300,6 +351,10 @@ export function toAcpToolCallUpdate(input: AcpToolResultInput, options: AcpMappi
       update.content = [{ type: 'content', content: { type: 'text', text } }]
       break
     }
+    case 'code':
+      // The update's content replaces the call's: the program is sent again, so it stays on the card.
+      update.content = [...(call.card === 'code' ? [programItem(call)] : []), ...codeResultItems(view)]
+      break
     case 'terminal': {
       const output = view.output ?? contentText(result.content)
       if (options.terminalOutput === true && call.card === 'terminal') {

@@ -1,4 +1,9 @@
 import type {
+  CodeCallView,
+  CodeLanguage,
+  CodeResultView,
+  CodeRunStatus,
+  CodeSubCall,
   TaskProgress,
   TaskResultView,
   TaskStatus,
@@ -14,6 +19,7 @@ import type {
   ToolCallKind,
 } from '@dsh/tools-core'
 import { firstChangedLine } from './diff-hunks.js'
+import { findToolCallViewIssue, findToolResultViewIssue } from './validate-card.js'
 
 /** What {@link genericCall} takes. Optional fields may be `undefined`; they are left out of the card. */
 export interface GenericCallInput {
@@ -88,6 +94,36 @@ export interface TaskResultInput {
   progress?: TaskProgress | undefined
   /** The output to show (its tail); a consumer defaults it to the result's text. */
   output?: string | undefined
+}
+
+/** What {@link codeCall} takes. */
+export interface CodeCallInput {
+  /** The heading: usually what the program does. */
+  title: string
+  /** The language the program is written in. */
+  language: CodeLanguage
+  /** The program, as the model wrote it. */
+  code: string
+  /** What the program is for, in words. */
+  description?: string | undefined
+}
+
+/** What {@link codeResult} takes. */
+export interface CodeResultInput {
+  /** Replaces the pending title. */
+  title?: string | undefined
+  /** How the run ended. */
+  status: CodeRunStatus
+  /** Why a failed run failed, in words. */
+  error?: string | undefined
+  /** How long the run took, in milliseconds (finite, not negative). */
+  durationMs?: number | undefined
+  /** The captured console output (the card shows its tail). */
+  logs?: string | undefined
+  /** The returned value as text (the card shows its tail). */
+  value?: string | undefined
+  /** Every tool call the program made, in the order they ended. Default: none. */
+  subCalls?: readonly Readonly<CodeSubCall>[] | undefined
 }
 
 /** What {@link diffResult} takes. */
@@ -182,10 +218,63 @@ export function taskResult(input: TaskResultInput): TaskResultView {
   return view
 }
 
+/**
+ * A `code` pending card: the program a `run_code` call runs. Checked like a presenter's card: a field of the wrong
+ * shape (a language other than `typescript` or `javascript`, a `code` that is not a string) throws an
+ * `InvalidCardError` (`INVALID_CARD`) naming it.
+ */
+export function codeCall(input: CodeCallInput): CodeCallView {
+  const view: CodeCallView = { card: 'code', title: input.title, language: input.language, code: input.code }
+  if (input.description !== undefined) view.description = input.description
+  const issue = findToolCallViewIssue(view)
+  if (issue !== undefined) throw issue
+  return view
+}
+
+/**
+ * A `code` completed card: how the run ended, its logs and returned value, and one entry per sub-call (copied).
+ * Checked like {@link codeCall}: an unknown `status`, a `durationMs` that is negative or not finite, a sub-call
+ * without a string `name` or a boolean `isError`, … throws an `InvalidCardError` (`INVALID_CARD`) naming it.
+ */
+export function codeResult(input: CodeResultInput): CodeResultView {
+  const subCalls = (input.subCalls ?? []).map((call): CodeSubCall => {
+    // Not an object (a caller without types): kept as it is, for the check to name.
+    if (typeof call !== 'object' || call === null) return call
+    const copy: CodeSubCall = { callId: call.callId, name: call.name, isError: call.isError }
+    if (call.code !== undefined) copy.code = call.code
+    return copy
+  })
+  const view: CodeResultView = { card: 'code', status: input.status, subCalls }
+  if (input.title !== undefined) view.title = input.title
+  if (input.error !== undefined) view.error = input.error
+  if (input.durationMs !== undefined) view.durationMs = input.durationMs
+  if (input.logs !== undefined) view.logs = input.logs
+  if (input.value !== undefined) view.value = input.value
+  const issue = findToolResultViewIssue(view)
+  if (issue !== undefined) throw issue
+  return view
+}
+
 /** A task's progress as one short text: `3/5 files`, `3` without a total (internal: the renderer's and ACP's). */
 export function taskProgressText(progress: TaskProgress): string {
   const amount = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`
   return progress.message === undefined ? amount : `${amount} ${progress.message}`
+}
+
+/** A duration for people: `340 ms`, `1.2 s`, `2 min 5 s` (internal: the renderer's and ACP's). */
+export function durationText(durationMs: number): string {
+  if (durationMs < 1000) return `${Math.round(durationMs)} ms`
+  if (durationMs < 59_950) return `${(durationMs / 1000).toFixed(1)} s`
+  const seconds = Math.round(durationMs / 1000)
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`
+}
+
+/** How many sub-calls a run made and how many failed: `3 sub-calls, 1 failed`, `no sub-calls` (internal). */
+export function subCallCountText(subCalls: readonly CodeSubCall[]): string {
+  if (subCalls.length === 0) return 'no sub-calls'
+  const failed = subCalls.filter((call) => call.isError).length
+  const count = `${subCalls.length} sub-call${subCalls.length === 1 ? '' : 's'}`
+  return failed === 0 ? count : `${count}, ${failed} failed`
 }
 
 /** A `diff` completed card: the applied change. */

@@ -45,12 +45,14 @@ const CALL_FIELDS: Readonly<Record<string, readonly string[]>> = {
   generic: ['title', 'kind'],
   terminal: ['title', 'description', 'cwd'],
   diff: ['title'],
+  code: ['title', 'language', 'code', 'description'],
 }
 const RESULT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   generic: ['title'],
   terminal: ['title', 'output', 'exitCode', 'signal', 'timedOut'],
   diff: ['title'],
   task: ['title', 'taskId', 'status', 'statusMessage', 'output'],
+  code: ['title', 'status', 'error', 'durationMs', 'logs', 'value'],
 }
 
 /** What something threw, as one short, printable line; never throws itself. */
@@ -171,6 +173,14 @@ function copyDiff(value: unknown, path: Path): unknown {
   return copy
 }
 
+function copySubCall(value: unknown, path: Path): unknown {
+  const source = record(value, path)
+  if (source === undefined) return scalar(value, path)
+  const copy: Fields = {}
+  copyFields(source, ['callId', 'name', 'isError', 'code'], copy, path)
+  return copy
+}
+
 function addList(source: Fields, key: string, target: Fields, item: (value: unknown, path: Path) => unknown): void {
   const list = copyList(own(source, key, []), [key], item)
   if (list !== undefined) target[key] = list
@@ -202,6 +212,8 @@ function copyCard(value: unknown, phase: 'call' | 'result', seen: { card?: strin
     const progress = record(raw, ['progress'])
     if (progress !== undefined) copyFields(progress, ['progress', 'total', 'message'], (copy['progress'] = {}) as Fields, ['progress'])
     else if (raw !== undefined) copy['progress'] = scalar(raw, ['progress'])
+  } else if (card === 'code' && phase === 'result') {
+    addList(source, 'subCalls', copy, copySubCall)
   }
   return copy
 }

@@ -1,5 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type {
+  CodeCallView,
+  CodeResultView,
+  CodeSubCall,
   TaskResultView,
   DiffCallView,
   DiffResultView,
@@ -13,6 +16,8 @@ import type {
 } from '@dsh/tools-core'
 import { describe, expectTypeOf, it } from 'vitest'
 import {
+  codeCall,
+  codeResult,
   taskResult,
   diffCall,
   diffResult,
@@ -28,6 +33,8 @@ import {
   toAcpToolCall,
   toAcpToolCallUpdate,
   type AcpContentBlock,
+  type CodeCallInput,
+  type CodeResultInput,
   type AcpSessionNotification,
   type AcpToolCall,
   type AcpToolCallContent,
@@ -98,5 +105,37 @@ describe('the task card', () => {
     expectTypeOf<TaskResultView>().not.toExtend<ToolCallView>()
     // @ts-expect-error -- not a task status
     taskResult({ taskId: 't', status: 'done' })
+  })
+})
+
+describe('the code card', () => {
+  it('has a call card and a result card, each built to its own view type', () => {
+    const pending = codeCall({ title: 'Sum', language: 'typescript', code: 'return 1' })
+    expectTypeOf(pending).toEqualTypeOf<CodeCallView>()
+    expectTypeOf(pending).toExtend<ToolCallView>()
+    const done = codeResult({ status: 'completed', subCalls: [{ callId: 'c:code:1', name: 'read_file', isError: false }] })
+    expectTypeOf(done).toEqualTypeOf<CodeResultView>()
+    expectTypeOf(done).toExtend<ToolResultView>()
+    expectTypeOf(done.subCalls).toEqualTypeOf<CodeSubCall[]>()
+    expectTypeOf<CodeResultView>().not.toExtend<ToolCallView>()
+    expectTypeOf<CodeCallView>().not.toExtend<ToolResultView>()
+    expectTypeOf<CodeResultInput['subCalls']>().toEqualTypeOf<readonly Readonly<CodeSubCall>[] | undefined>()
+    expectTypeOf<CodeCallInput['language']>().toEqualTypeOf<'typescript' | 'javascript'>()
+  })
+
+  it('narrows on card, and refuses what is not a language or a status', () => {
+    const view = {} as ToolResultView
+    if (view.card === 'code') expectTypeOf(view.status).toEqualTypeOf<'completed' | 'error' | 'timeout' | 'memory' | 'aborted'>()
+    // A readonly list of records (what code-mode keeps) is accepted as it is.
+    const records: readonly { readonly callId: string; readonly name: string; readonly isError: boolean; readonly code?: string }[] = []
+    codeResult({ status: 'aborted', subCalls: records })
+    // @ts-expect-error -- not a language
+    codeCall({ title: 't', language: 'python', code: '' })
+    // @ts-expect-error -- the program is required
+    codeCall({ title: 't', language: 'typescript' })
+    // @ts-expect-error -- not a way a run ends
+    codeResult({ status: 'failed' })
+    // @ts-expect-error -- a sub-call says whether it failed
+    codeResult({ status: 'completed', subCalls: [{ callId: 'c', name: 'n' }] })
   })
 })

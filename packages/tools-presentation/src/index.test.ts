@@ -16,6 +16,8 @@ describe('package exports', () => {
         'assertToolCallView',
         'assertToolResultView',
         'clientSupportsTerminalOutput',
+        'codeCall',
+        'codeResult',
         'computeDiffHunks',
         'contentText',
         'diffCall',

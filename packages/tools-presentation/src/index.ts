@@ -31,6 +31,8 @@ export type {
   AcpToolKind,
 } from './acp-types.js'
 export {
+  codeCall,
+  codeResult,
   diffCall,
   diffLocations,
   diffResult,
@@ -40,6 +42,8 @@ export {
   taskResult,
   terminalCall,
   terminalResult,
+  type CodeCallInput,
+  type CodeResultInput,
   type DiffCallInput,
   type DiffResultInput,
   type GenericCallInput,

@@ -3,7 +3,7 @@ import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 const invalidCardErrorBrand: symbol = errorBrand('InvalidCardError')
 
 /**
- * A card of a known kind (`generic`, `terminal`, `diff`) has a field of the wrong shape (code `INVALID_CARD`):
+ * A card of a known kind (`generic`, `terminal`, `diff`, `task`, `code`) has a field of the wrong shape (code `INVALID_CARD`):
  * a `line` that is not a positive integer, content that is not content blocks, a `diffs` entry without `newText`, …
  * `path` says where (`diffs[0].newText`). A value that is not a card at all is an `UnknownCardError` instead.
  */

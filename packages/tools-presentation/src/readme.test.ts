@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { diffCall, diffResult, fileDiff, genericCall, genericResult, taskResult, terminalCall } from './card-builders.js'
+import { codeCall, codeResult, diffCall, diffResult, fileDiff, genericCall, genericResult, taskResult, terminalCall } from './card-builders.js'
 import { renderToolCall, renderToolResult } from './render-card.js'
 import { terminalResultFromMeta, terminalResultMeta } from './terminal-result-meta.js'
 
@@ -28,6 +28,29 @@ describe('README terminal rendering', () => {
       'export function greet(name: string) {\n  return `hello, ${name}`\n}\n',
     )
     const edit = diffCall({ title: 'Edit src/greet.ts', diffs: [change] })
+    const run = codeCall({
+      title: 'Total size of the sources',
+      language: 'typescript',
+      code: [
+        "const files = await tools.glob({ pattern: 'src/**/*.ts' })",
+        'let total = 0',
+        'for (const file of files) total += (await tools.stat({ path: file })).size',
+        "await tools.write_file({ path: 'size.txt', content: String(total) })",
+        'return total',
+      ].join('\n'),
+    })
+    const ran = codeResult({
+      status: 'error',
+      error: 'write_file failed: DENIED (line 4)',
+      durationMs: 412,
+      logs: '',
+      subCalls: [
+        { callId: 'call_7:code:1', name: 'glob', isError: false },
+        { callId: 'call_7:code:2', name: 'stat', isError: false },
+        { callId: 'call_7:code:3', name: 'stat', isError: false },
+        { callId: 'call_7:code:4', name: 'write_file', isError: true, code: 'DENIED' },
+      ],
+    })
     const expected = [
       renderToolCall(read, plain),
       renderToolResult(genericResult(), {
@@ -43,6 +66,8 @@ describe('README terminal rendering', () => {
         taskResult({ title: 'Task task_3f9a1c_2 (build_site)', taskId: 'task_3f9a1c_2', status: 'working', statusMessage: 'rendering pages', progress: { progress: 41, total: 120 } }),
         { ...plain, call: genericCall({ title: 'task_output' }), result: { content: [{ type: 'text', text: 'built /index.html\nbuilt /guide.html' }], isError: false } },
       ),
+      renderToolCall(run, plain),
+      renderToolResult(ran, { ...plain, call: run }),
     ]
     for (const lines of expected) expect(readme).toContain(block(lines))
   })

@@ -1,7 +1,18 @@
-import type { ContentBlock, FileDiff, TaskResultView, ToolCallKind, ToolCallView, ToolResult, ToolResultView } from '@dsh/tools-core'
+import type {
+  CodeCallView,
+  CodeResultView,
+  CodeRunStatus,
+  ContentBlock,
+  FileDiff,
+  TaskResultView,
+  ToolCallKind,
+  ToolCallView,
+  ToolResult,
+  ToolResultView,
+} from '@dsh/tools-core'
 import { detachCallView, detachResultView, snapshotResult } from './card-snapshot.js'
 import { contentText } from './content-text.js'
-import { taskProgressText } from './card-builders.js'
+import { durationText, subCallCountText, taskProgressText } from './card-builders.js'
 import { fileDiffHunks } from './diff-hunks.js'
 import { splitLines } from './sanitize-text.js'
 import { emitLine, tone, type Line, type Tone } from './terminal-line.js'
@@ -37,6 +48,10 @@ export interface RenderOptions {
   maxDiffLines?: number | undefined
   /** A generic call's raw input, as one line of JSON: how many characters to show (default 200). */
   maxInputChars?: number | undefined
+  /** A code card's program: how many first lines to show (default 40). */
+  maxCodeLines?: number | undefined
+  /** A code card's sub-calls: how many first ones to list (default 20). */
+  maxSubCalls?: number | undefined
 }
 
 /** Options of {@link renderToolCall}. */
@@ -72,6 +87,8 @@ interface Limits {
   readonly maxContentLines: number
   readonly maxDiffLines: number
   readonly maxInputChars: number
+  readonly maxCodeLines: number
+  readonly maxSubCalls: number
 }
 
 function limit(value: number | undefined, fallback: number, name: string): number {
@@ -88,6 +105,8 @@ function setup(options: RenderOptions): { color: boolean; limits: Limits } {
       maxContentLines: limit(options.maxContentLines, 20, 'maxContentLines'),
       maxDiffLines: limit(options.maxDiffLines, 80, 'maxDiffLines'),
       maxInputChars: limit(options.maxInputChars, 200, 'maxInputChars'),
+      maxCodeLines: limit(options.maxCodeLines, 40, 'maxCodeLines'),
+      maxSubCalls: limit(options.maxSubCalls, 20, 'maxSubCalls'),
     },
   }
 }
@@ -111,7 +130,7 @@ function header(icon: string, title: string, pill: readonly string[], pillTone: 
 
 function callIcon(view: ToolCallView | undefined): string | undefined {
   if (view === undefined) return undefined
-  if (view.card === 'terminal') return KIND_ICONS.execute
+  if (view.card === 'terminal' || view.card === 'code') return KIND_ICONS.execute
   if (view.card === 'diff') return KIND_ICONS.edit
   return KIND_ICONS[view.kind ?? 'other']
 }
@@ -213,7 +232,7 @@ function inputLine(rawInput: unknown, max: number): Line {
 /**
  * A pending call's card as lines for a CLI log: `<icon> <title>  [running]`, then what the card holds (a generic
  * card's input, content and locations; a terminal card's description and cwd; a diff card's hunks with `+`/`-`
- * lines). The card is detached first (its fields read once into a frozen copy, then checked), and every line is
+ * lines; a code card's description and its program's first `maxCodeLines` lines, numbered). The card is detached first (its fields read once into a frozen copy, then checked), and every line is
  * written by one emitter that sanitizes every piece of it, whichever field it came from: no escape sequence other
  * than the renderer's own colours, and no control character, can reach the terminal. Colours only when
  * `options.color` (default: {@link shouldUseColor}). Throws `UnknownCardError` for a value that is not a card and
@@ -242,15 +261,37 @@ export function renderToolCall(view: ToolCallView, options: RenderCallOptions = 
     case 'diff':
       lines.push(...diffLines(card.diffs, limits.maxDiffLines))
       break
+    case 'code':
+      lines.push(...codeCallLines(card, limits.maxCodeLines))
+      break
   }
   return lines.map((line) => emitLine(line, color))
+}
+
+/** A code call's body: its description, the language and size, then the program's first lines, numbered. */
+function codeCallLines(card: CodeCallView, max: number): Line[] {
+  const lines: Line[] = card.description === undefined ? [] : indented(splitLines(card.description))
+  const code = splitLines(card.code)
+  lines.push([INDENT, tone('dim', `${card.language}, ${plural(code.length, 'line')}`)])
+  const shown = code.slice(0, max)
+  const width = String(shown.length).length
+  for (const [index, text] of shown.entries()) {
+    const number = tone('dim', `${String(index + 1).padStart(width)} │`)
+    lines.push(text.length > 0 ? [INDENT, number, ' ', text] : [INDENT, number])
+  }
+  if (code.length > max) lines.push([INDENT, tone('dim', `… ${plural(code.length - max, 'more line')}`)])
+  return lines
 }
 
 /** The pill tone of each task status. */
 const TASK_TONES: Readonly<Record<string, Tone>> = { working: 'cyan', input_required: 'yellow', completed: 'green', failed: 'red', cancelled: 'yellow' }
 
+/** The pill tone of each way a program's run ends. */
+const CODE_TONES: Readonly<Record<CodeRunStatus, Tone>> = { completed: 'green', error: 'red', timeout: 'red', memory: 'red', aborted: 'yellow' }
+
 function resultPill(view: ToolResultView, isError: boolean): [string[], Tone] {
   if (view.card === 'task') return [[`task ${view.status.replace('_', ' ')}`], TASK_TONES[view.status] ?? 'dim']
+  if (view.card === 'code') return [[`code ${view.status}`], CODE_TONES[view.status]]
   if (view.card === 'terminal') {
     if (view.timedOut === true) return [['timed out'], 'yellow']
     // The signal is its own piece: a carriage return in it cannot overwrite "killed by" into something else.
@@ -264,7 +305,9 @@ function resultPill(view: ToolResultView, isError: boolean): [string[], Tone] {
  * A completed call's card as lines for a CLI log: `<icon> <title>  [<status>]` where the status is the exit code,
  * signal or timeout of a terminal card (read from the card, never from the output), else `done` or `failed`; then
  * the content (a generic card's blocks, defaulting to the result's), the last lines of a terminal card's output
- * (defaulting to the result's text), or a diff card's hunks. Without its own title the card shows the call's.
+ * (defaulting to the result's text), a diff card's hunks, or a code card's run: `[code completed]` (`error`,
+ * `timeout`, `memory`, `aborted`), the duration and sub-call count, the error, `✓ name` / `✗ name CODE` per sub-call
+ * (the first `maxSubCalls`) and the tails of its logs and value. Without its own title the card shows the call's.
  * Detached, sanitized and coloured like {@link renderToolCall}; result content that is not well-formed is shown as
  * a note instead of failing.
  */
@@ -275,7 +318,7 @@ export function renderToolResult(view: ToolResultView, options: RenderResultOpti
   const result = snapshotResult(options.result)
   const [pill, pillTone] = resultPill(card, result.isError)
   const fallbackIcon =
-    card.card === 'terminal' ? KIND_ICONS.execute : card.card === 'diff' ? KIND_ICONS.edit : KIND_ICONS.other
+    card.card === 'terminal' || card.card === 'code' ? KIND_ICONS.execute : card.card === 'diff' ? KIND_ICONS.edit : KIND_ICONS.other
   const title = card.title ?? call?.title ?? 'result'
   const lines: Line[] = [header(callIcon(call) ?? fallbackIcon, title, pill, pillTone)]
   switch (card.card) {
@@ -290,6 +333,9 @@ export function renderToolResult(view: ToolResultView, options: RenderResultOpti
       break
     case 'task':
       lines.push(...taskLines(card, result.content, limits.tailLines))
+      break
+    case 'code':
+      lines.push(...codeResultLines(card, limits))
       break
   }
   return lines.map((line) => emitLine(line, color))
@@ -309,5 +355,34 @@ function outputTail(text: string, tailLines: number): Line[] {
   const hidden = Math.max(0, output.length - tailLines)
   const lines: Line[] = hidden > 0 ? [[INDENT, tone('dim', `… ${plural(hidden, 'earlier line')}`)]] : []
   for (const line of output.slice(hidden)) lines.push(line.length > 0 ? [INDENT, tone('dim', '│'), ' ', line] : [INDENT, tone('dim', '│')])
+  return lines
+}
+
+/**
+ * A code run's body: its duration and sub-call count, why it failed, one line per sub-call (`✓ read_file`,
+ * `✗ write_file DENIED`; the first `maxSubCalls`), then the tails of its logs and of its returned value.
+ */
+function codeResultLines(card: CodeResultView, limits: Limits): Line[] {
+  const summary = subCallCountText(card.subCalls)
+  const lines: Line[] = [[INDENT, tone('dim', card.durationMs === undefined ? summary : `${durationText(card.durationMs)} · ${summary}`)]]
+  if (card.error !== undefined) {
+    const error = splitLines(card.error)
+    for (const text of error.slice(0, limits.maxContentLines)) lines.push(text.length > 0 ? [INDENT, tone('red', text)] : [])
+    if (error.length > limits.maxContentLines) lines.push([INDENT, tone('dim', `… ${plural(error.length - limits.maxContentLines, 'more line')}`)])
+  }
+  const shown = card.subCalls.slice(0, limits.maxSubCalls)
+  for (const call of shown) {
+    if (!call.isError) lines.push([INDENT, tone('green', '✓'), ' ', call.name])
+    else lines.push([INDENT, tone('red', '✗'), ' ', call.name, ...(call.code === undefined ? [] : [' ', tone('red', call.code)])])
+  }
+  const hidden = card.subCalls.slice(shown.length)
+  if (hidden.length > 0) {
+    const failed = hidden.filter((call) => call.isError).length
+    lines.push([INDENT, tone('dim', `… ${plural(hidden.length, 'more sub-call')}${failed === 0 ? '' : ` (${failed} failed)`}`)])
+  }
+  for (const [label, text] of [['logs', card.logs], ['value', card.value]] as const) {
+    if (text === undefined || text.length === 0) continue
+    lines.push([INDENT, tone('dim', label)], ...outputTail(text, limits.tailLines))
+  }
   return lines
 }

@@ -243,6 +243,10 @@ export const hostileCallView: fc.Arbitrary<ToolCallView> = fc.oneof(
     { requiredKeys: ['card', 'title'] },
   ),
   fc.record({ card: fc.constant('diff' as const), title: text, diffs, locations }, { requiredKeys: ['card', 'title', 'diffs'] }),
+  fc.record(
+    { card: fc.constant('code' as const), title: text, language: fc.constantFrom('typescript' as const, 'javascript' as const), code: text, description: text },
+    { requiredKeys: ['card', 'title', 'language', 'code'] },
+  ),
 )
 
 /** Well-formed result cards of every kind, hostile strings in every field. */
@@ -260,6 +264,21 @@ export const hostileResultView: fc.Arbitrary<ToolResultView> = fc.oneof(
     { requiredKeys: ['card'] },
   ),
   fc.record({ card: fc.constant('diff' as const), title: text, diffs }, { requiredKeys: ['card', 'diffs'] }),
+  fc.record(
+    {
+      card: fc.constant('code' as const),
+      title: text,
+      status: fc.constantFrom('completed' as const, 'error' as const, 'timeout' as const, 'memory' as const, 'aborted' as const),
+      error: text,
+      durationMs: fc.nat(),
+      logs: text,
+      value: text,
+      subCalls: fc.array(fc.record({ callId: text, name: text, isError: fc.boolean(), code: text }, { requiredKeys: ['callId', 'name', 'isError'] }), {
+        maxLength: 3,
+      }),
+    },
+    { requiredKeys: ['card', 'status', 'subCalls'] },
+  ),
 )
 
 /** A result's content, hostile strings in every block. */

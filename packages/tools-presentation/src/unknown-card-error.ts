@@ -1,14 +1,15 @@
 import { DshError, errorBrand, type DshErrorOptions } from '@dsh/tools-core'
 
 /** The card kinds this package knows, in the order they are listed in messages. */
-const KNOWN_CARDS = ['generic', 'terminal', 'diff', 'task'] as const
+const KNOWN_CARDS = ['generic', 'terminal', 'diff', 'task', 'code'] as const
 
 const unknownCardErrorBrand: symbol = errorBrand('UnknownCardError')
 
 /**
  * A value handed to a card consumer (the ACP mapping, the terminal renderer, the presenter fallback) is not a card
  * of the vocabulary (code `UNKNOWN_CARD`): not an object, or its `card` discriminant is not `generic`, `terminal`,
- * `diff` or `task` (or is `task`, a result card, where a call card is expected). (A known card with a malformed field is an `InvalidCardError`, code `INVALID_CARD`.)
+ * `diff`, `task` or `code` (or is `task`, a result card, where a call card is expected). (A known card with a
+ * malformed field is an `InvalidCardError`, code `INVALID_CARD`.)
  */
 export class UnknownCardError extends DshError {
   static override readonly brand: symbol = unknownCardErrorBrand

@@ -54,7 +54,7 @@ describe('card validation', () => {
       expect(issue).toMatchObject({ code: 'UNKNOWN_CARD', path: 'card' })
     }
     expect(findToolCallViewIssue({ card: 'chart' })!.message).toBe(
-      'Not a known tool card: "card" is "chart" (known cards: generic, terminal, diff, task).',
+      'Not a known tool card: "card" is "chart" (known cards: generic, terminal, diff, task, code).',
     )
     expect(findToolResultViewIssue({ card: 'chart' })!.card).toBe('chart')
   })

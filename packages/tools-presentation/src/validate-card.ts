@@ -12,10 +12,12 @@ const TOOL_CALL_KINDS: ReadonlySet<string> = new Set([
   'fetch',
   'other',
 ])
-const CARD_KINDS: ReadonlySet<string> = new Set(['generic', 'terminal', 'diff', 'task'])
+const CARD_KINDS: ReadonlySet<string> = new Set(['generic', 'terminal', 'diff', 'task', 'code'])
 /** Cards a completed call may use but a pending one may not. */
 const RESULT_ONLY_CARDS: ReadonlySet<string> = new Set(['task'])
 const TASK_STATUSES: ReadonlySet<unknown> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled'])
+const CODE_LANGUAGES: ReadonlySet<unknown> = new Set(['typescript', 'javascript'])
+const CODE_RUN_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'error', 'timeout', 'memory', 'aborted'])
 /** ACP carries line numbers as `uint32`. */
 const MAX_LINE = 4_294_967_295
 
@@ -190,6 +192,13 @@ function checkCallFields(card: string, fields: Fields): Issue | undefined {
     }
     case 'terminal':
       return checkString(fields, 'description', [], false) ?? checkString(fields, 'cwd', [], false)
+    case 'code': {
+      const language = optional(fields, 'language')
+      if (!CODE_LANGUAGES.has(language)) {
+        return { path: ['language'], reason: `expected typescript or javascript, got ${describeValue(language)}` }
+      }
+      return checkString(fields, 'code', [], true) ?? checkString(fields, 'description', [], false)
+    }
     default:
       return (
         checkArray(fields, 'diffs', [], true, checkFileDiff) ?? checkArray(fields, 'locations', [], false, checkLocation)
@@ -215,6 +224,8 @@ function checkResultFields(card: string, fields: Fields): Issue | undefined {
     }
     case 'task':
       return checkTaskFields(fields)
+    case 'code':
+      return checkCodeResultFields(fields)
     default:
       return checkArray(fields, 'diffs', [], true, checkFileDiff)
   }
@@ -237,6 +248,32 @@ function checkTaskFields(fields: Fields): Issue | undefined {
     }
   }
   return checkString(progress, 'message', ['progress'], false)
+}
+
+function checkCodeResultFields(fields: Fields): Issue | undefined {
+  const status = optional(fields, 'status')
+  if (!CODE_RUN_STATUSES.has(status)) {
+    return { path: ['status'], reason: `expected completed, error, timeout, memory or aborted, got ${describeValue(status)}` }
+  }
+  const durationMs = optional(fields, 'durationMs')
+  if (durationMs !== undefined && !(typeof durationMs === 'number' && Number.isFinite(durationMs) && durationMs >= 0)) {
+    return { path: ['durationMs'], reason: `expected a finite number of milliseconds, not negative, got ${describeValue(durationMs)}` }
+  }
+  return (
+    checkString(fields, 'error', [], false) ??
+    checkString(fields, 'logs', [], false) ??
+    checkString(fields, 'value', [], false) ??
+    checkArray(fields, 'subCalls', [], true, checkSubCall)
+  )
+}
+
+function checkSubCall(value: unknown, path: JsonPathSegment[]): Issue | undefined {
+  if (!isRecord(value)) return { path, reason: `expected a sub-call, got ${describeValue(value)}` }
+  const issue = checkString(value, 'callId', path, true) ?? checkString(value, 'name', path, true)
+  if (issue !== undefined) return issue
+  const isError = optional(value, 'isError')
+  if (typeof isError !== 'boolean') return { path: [...path, 'isError'], reason: `expected a boolean, got ${describeValue(isError)}` }
+  return checkString(value, 'code', path, false)
 }
 
 /**
