@@ -45,6 +45,7 @@ function mask(text: string, workspace: string): string {
     .replace(/"(startedAt|endedAt)":\d+/g, '"$1":"<time>"')
     .replace(/task_[0-9a-f]{6}_/g, 'task_<run>_')
     .replace(/The program completed in \d+ ms/g, 'The program completed in <ms> ms')
+    .replace(/^(\s+)[\d.]+ m?s · /gm, '$1<duration> · ')
 }
 
 function workspaceOf(text: string): string {

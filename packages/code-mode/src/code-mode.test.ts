@@ -1,5 +1,6 @@
 import { TaskService } from '@dsh/tool-tasks'
 import type { Agent, ToolApprovalOutcome, ToolApprovalRequest, ToolExecution, ToolExecutionResult } from '@dsh/tools-core'
+import { presentToolCall, presentToolResult } from '@dsh/tools-presentation'
 import { ToolRegistry } from '@dsh/tools-registry'
 import { defineTool } from '@dsh/tools-schema'
 import { createTestAgent, expectCleanUnload } from '@dsh/tools-testing'
@@ -130,6 +131,24 @@ describe('run_code', () => {
     const subs = delivered.filter((entry) => entry.exec.callId.startsWith('outer:code:'))
     expect(subs.map((entry) => entry.exec.parent)).toEqual([outer?.token, outer?.token])
     expect(delivered.map((entry) => entry.exec.callId)).toEqual(['outer:code:1', 'outer:code:2', 'outer'])
+  })
+
+  it('presents the program as a code card, and its result with the sub-calls, logs and value', async () => {
+    const { ctx, run } = await setup()
+    const code = `console.log('two calls'); await tools.add({ a: 1, b: 2 }); try { await tools.write_file({ path: 'x' }) } catch {} ; return 3`
+    const result = await run(code)
+    const tool = ctx.tools.get('run_code') as Parameters<typeof presentToolCall>[0]
+    expect(presentToolCall(tool, { code, description: 'Add and try a write' })).toEqual({ card: 'code', title: 'Add and try a write', language: 'typescript', code })
+    expect(presentToolResult(tool, { code }, result)).toMatchObject({
+      card: 'code',
+      status: 'completed',
+      logs: 'two calls',
+      value: '3',
+      subCalls: [
+        { name: 'add', isError: false },
+        { name: 'write_file', isError: true, code: 'DENIED' },
+      ],
+    })
   })
 
   it('a sub-call sees the same policy sequence as a direct call of the same tool', async () => {

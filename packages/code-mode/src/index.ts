@@ -23,6 +23,7 @@ export type {
 } from './code-runtime.js'
 export { CodeSyntaxError } from './code-syntax-error.js'
 export { RUN_CODE, type RunCodeMeta } from './run-code.js'
+export { QUICKJS_MAX_STACK_BYTES, QuickJsRuntime, type QuickJsRuntimeOptions } from './runtime/quickjs-runtime.js'
 export { renderSdk, schemaType, toolIdentifier, type CodeSdk, type RenderSdkOptions, type SdkOmission, type SdkSource, type SdkTool } from './sdk.js'
 export { stripTypes } from './strip-types.js'
 export { ledger, type SubCallRecord } from './sub-calls.js'

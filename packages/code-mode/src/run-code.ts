@@ -1,5 +1,6 @@
 import { ToolContentError, type ContentBlock, type ToolExecution } from '@dsh/tools-core'
 import type { ToolRegistry } from '@dsh/tools-registry'
+import { codeCall, codeResult, genericResult } from '@dsh/tools-presentation'
 import { defineTool, MAX_TIMEOUT_MS } from '@dsh/tools-schema'
 import { taskOf } from '@dsh/tool-tasks'
 import { CODE_ERROR_CODES } from './code-error-codes.js'
@@ -27,6 +28,8 @@ export interface RunCodeMeta {
   readonly subCalls: readonly SubCallRecord[]
   /** The captured logs (bounded). */
   readonly logs: string
+  /** The returned value as the model read it (pretty JSON, bounded). */
+  readonly value: string
   /** True when the value or the logs were cut for the model. */
   readonly truncated: boolean
 }
@@ -37,6 +40,15 @@ export interface RunCodeHost {
   readonly config: ResolvedCodeModeConfig
   runtime(): CodeRuntime
   sdk(agent: ToolExecution['agent']): CodeSdk
+}
+
+/** The `meta` of a `run_code` result when it has the shape this tool writes (a replayed log may hold another). */
+function readMeta(meta: unknown): RunCodeMeta | undefined {
+  if (typeof meta !== 'object' || meta === null) return undefined
+  const candidate = meta as Partial<RunCodeMeta>
+  if (typeof candidate.status !== 'string' || !Array.isArray(candidate.subCalls) || typeof candidate.logs !== 'string' || typeof candidate.value !== 'string') return undefined
+  if (typeof candidate.durationMs !== 'number') return undefined
+  return candidate as RunCodeMeta
 }
 
 /** Keeps the first and last halves of `text` past `max` bytes (roughly: characters), with a marker between. */
@@ -111,7 +123,7 @@ export function createRunCodeTool(host: RunCodeHost) {
       const durationMs = Math.round(performance.now() - started)
       const summary = ledger(calls.records)
       const blocks: string[] = []
-      const meta = (status: RunCodeMeta['status'], truncated: boolean): RunCodeMeta => ({
+      const meta = (status: RunCodeMeta['status'], value: string, truncated: boolean): RunCodeMeta => ({
         code: args.code,
         ...(args.description === undefined ? {} : { description: args.description }),
         runtime: runtime.name,
@@ -119,6 +131,7 @@ export function createRunCodeTool(host: RunCodeHost) {
         durationMs,
         subCalls: [...calls.records],
         logs: logs.text,
+        value,
         truncated,
       })
       if (outcome.ok) {
@@ -127,7 +140,7 @@ export function createRunCodeTool(host: RunCodeHost) {
         if (logText !== '') blocks.push(`Logs:\n${logs.text}`)
         blocks.push(`Returned:\n${value.text}`)
         blocks.push(summary)
-        return { content: [{ type: 'text', text: blocks.join('\n\n') }], meta: meta('completed', value.cut || logs.cut) as never }
+        return { content: [{ type: 'text', text: blocks.join('\n\n') }], meta: meta('completed', value.text, value.cut || logs.cut) as never }
       }
       const thrown = outcome.code === undefined ? '' : ` (${outcome.name ?? 'Error'} ${outcome.code})`
       blocks.push(`The program failed (${outcome.kind})${thrown} after ${durationMs} ms: ${outcome.message}`)
@@ -135,6 +148,17 @@ export function createRunCodeTool(host: RunCodeHost) {
       blocks.push(summary)
       const content: ContentBlock[] = [{ type: 'text', text: blocks.join('\n\n') }]
       throw new ToolContentError(CODE_ERROR_CODES.RUN_FAILED, `The program failed (${outcome.kind}): ${outcome.message}`, { content })
+    },
+    presentCall: (args) =>
+      codeCall({
+        title: typeof args.description === 'string' && args.description !== '' ? args.description : 'Run a program',
+        language: 'typescript',
+        code: String(args.code ?? ''),
+      }),
+    presentResult(_args, result) {
+      const meta = readMeta(result.meta)
+      if (result.isError || meta === undefined) return genericResult()
+      return codeResult({ status: meta.status, durationMs: meta.durationMs, logs: meta.logs === '' ? undefined : meta.logs, value: meta.value, subCalls: meta.subCalls })
     },
   })
 }

@@ -110,7 +110,7 @@ export class SubCalls implements CodeBridge {
     this.queue.length = 0
     if (this.inFlight.size > 0) {
       this.controller.abort(new Error('the program ended'))
-      await Promise.allSettled([...this.inFlight])
+      await Promise.allSettled(this.inFlight)
     }
   }
 

@@ -74,7 +74,7 @@ describe('QuickJsRuntime escape attempts', () => {
     expect(value).toEqual({
       proto: true,
       frozen: true,
-      then: false,
+      then: false, // oxlint-disable-line unicorn/no-thenable
       awaitedIsTools: true,
       keys: ['echo'],
       ownOfFunction: ['length', 'name'],

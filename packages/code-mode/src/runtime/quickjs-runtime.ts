@@ -215,9 +215,10 @@ export class QuickJsRuntime implements CodeRuntime {
 
   async close(): Promise<void> {
     this.#closed = true
-    for (const run of [...this.#runs]) run.end(aborted('the code runtime was closed'), false)
-    for (const worker of [...this.#workers]) this.#terminate(worker)
-    await Promise.allSettled([...this.#exits])
+    // Deleting the entry being visited is safe while iterating a Set.
+    for (const run of this.#runs) run.end(aborted('the code runtime was closed'), false)
+    for (const worker of this.#workers) this.#terminate(worker)
+    await Promise.allSettled(this.#exits)
   }
 
   #compile(): Promise<CompiledWasm> {
