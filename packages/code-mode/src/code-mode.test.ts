@@ -1,3 +1,4 @@
+import { TimeoutPolicy } from '@dsh/timeout-policy'
 import { TaskService } from '@dsh/tool-tasks'
 import type { Agent, ToolApprovalOutcome, ToolApprovalRequest, ToolExecution, ToolExecutionResult } from '@dsh/tools-core'
 import { presentToolCall, presentToolResult } from '@dsh/tools-presentation'
@@ -245,6 +246,37 @@ describe('run_code', () => {
   })
 })
 
+describe('every failure of a sub-call reaches the program as a catchable error with its code', () => {
+  it('GUARD_DENIED, TOOL_TIMEOUT, UNKNOWN_TOOL (a tool gone since the SDK was made), INVALID_ARGS from the raw bridge', async () => {
+    const { ctx, run } = await setup({}, async (ctx) => {
+      loaded.push(await ctx.plugin(TimeoutPolicy, { graceMs: 50 }))
+    })
+    ctx.tools.guard((exec) => (exec.name === 'echo' && JSON.stringify(exec.arguments).includes('secret') ? 'no secrets' : undefined))
+    const unregister = ctx.tools.register(defineTool({ name: 'flaky', description: 'Goes away.', parameters: {}, execute: () => 'here' }))
+    ctx.tools.register(
+      defineTool({
+        name: 'stuck',
+        description: 'Never answers in time.',
+        parameters: {},
+        timeoutMs: 100,
+        execute: (_args, exec) => new Promise<string>((resolve) => exec.signal.addEventListener('abort', () => resolve('late'))),
+      }),
+    )
+    const pending = run(`
+      const codes = []
+      const attempt = async (call) => { try { await call(); codes.push('ok') } catch (error) { codes.push(error.code) } }
+      await attempt(() => tools.echo({ text: 'a secret' }))
+      await attempt(() => tools.stuck({}))
+      await attempt(() => tools.flaky({}))
+      return codes`)
+    // The SDK was rendered when the run started; flaky goes away while the program runs.
+    setTimeout(unregister, 20)
+    const result = await pending
+    expect(result.isError).toBe(false)
+    expect(JSON.parse(text(result).split('Returned:\n')[1]?.split('\n\n')[0] ?? '[]')).toEqual(['GUARD_DENIED', 'TOOL_TIMEOUT', 'UNKNOWN_TOOL'])
+  })
+})
+
 describe('modes', () => {
   it("code: direct calls to other tools are UNKNOWN_TOOL with the hint, before any policy; programs reach them; both and native", async () => {
     const { ctx, run, policy } = await setup()
@@ -260,6 +292,20 @@ describe('modes', () => {
     expect(ctx.tools.schemas(agent).map((schema) => schema.name)).toContain('echo')
     ctx.codeMode.setMode(agent, 'native')
     expect(await ctx.tools.execute({ callId: 'n', name: 'run_code', arguments: { code: 'return 1' }, agent })).toMatchObject({ error: { code: 'UNKNOWN_TOOL' } })
+  })
+
+  it("unloading the plugin removes run_code and the modes it set: the agent's view is as before", async () => {
+    const ctx = new Context()
+    loaded.push(await ctx.plugin(ToolRegistry))
+    ctx.tools.register(defineTool({ name: 'echo', description: 'Echoes.', parameters: {}, execute: () => 'x' }))
+    const agent = createTestAgent('restored')
+    const before = ctx.tools.schemas(agent)
+    const fiber = await ctx.plugin(CodeMode)
+    ctx.codeMode.setMode(agent, 'code')
+    expect(ctx.tools.schemas(agent).map((schema) => schema.name)).toEqual(['run_code'])
+    await fiber.dispose()
+    expect(ctx.tools.schemas(agent)).toEqual(before)
+    expect(await ctx.tools.execute({ callId: 'c', name: 'echo', arguments: {}, agent })).toMatchObject({ isError: false })
   })
 
   it('unloading the plugin restores the view and leaves nothing behind', async () => {

@@ -38,6 +38,10 @@ export class CodeMode extends Service {
   readonly config: ResolvedCodeModeConfig
   private runtimeInstance: CodeRuntime | undefined
   private readonly modes = new WeakMap<Agent, () => void>()
+  /** Every mode in force, to undo on unload (whichever fiber the registry counts the restriction to). */
+  private readonly resets = new Set<() => void>()
+  /** The plugin's own registry handle: modes are effects of this fiber, so unloading the plugin removes them. */
+  private readonly registry: Context["tools"]
 
   /**
    * @param ctx - the plugin's context (cordis passes it)
@@ -49,6 +53,7 @@ export class CodeMode extends Service {
     super(ctx, 'codeMode')
     this.config = resolved
     const tools = ctx.tools
+    this.registry = tools
     tools.register(createRunCodeTool({ tools, config: resolved, runtime: () => this.runtime(), sdk: (agent) => this.sdk(agent) }))
     contributeToSystemPrompt(ctx, 'the Code Mode SDK', (service) =>
       service.section(({ agent }) => {
@@ -64,7 +69,7 @@ export class CodeMode extends Service {
    * without `run_code`), as TypeScript declarations. Rendered from the registry as it is now.
    */
   sdk(agent?: Agent): CodeSdk {
-    const tools = this.ctx.tools
+    const tools = this.registry
     const sources: SdkSource[] = []
     for (const schema of tools.schemas(agent, { nested: true })) {
       if (schema.name === RUN_CODE) continue
@@ -75,13 +80,13 @@ export class CodeMode extends Service {
 
   /**
    * Sets how `agent` calls tools (see {@link CodeModeSetting}); replaces the mode set before for it. Returns a function
-   * that puts the agent back to `both`. The mode is an effect of the calling fiber (through the agent's scope).
+   * that puts the agent back to `both`. The mode belongs to the plugin: unloading it puts every agent back as it was.
    */
   setMode(agent: Agent, mode: CodeModeSetting): () => void {
     this.modes.get(agent)?.()
     this.modes.delete(agent)
     if (mode === 'both') return () => {}
-    const scope = this.ctx.tools.scope(agent)
+    const scope = this.registry.scope(agent)
     const undo =
       mode === 'code'
         ? scope.restrict({
@@ -96,9 +101,11 @@ export class CodeMode extends Service {
             })()
     const reset = (): void => {
       if (this.modes.get(agent) === reset) this.modes.delete(agent)
+      this.resets.delete(reset)
       undo()
     }
     this.modes.set(agent, reset)
+    this.resets.add(reset)
     return reset
   }
 
@@ -108,6 +115,7 @@ export class CodeMode extends Service {
   }
 
   private async close(): Promise<void> {
+    for (const reset of this.resets) reset()
     const made = this.config.runtime === undefined ? this.runtimeInstance : undefined
     this.runtimeInstance = undefined
     await made?.close()
