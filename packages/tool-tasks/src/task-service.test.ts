@@ -97,6 +97,38 @@ describe('starting a task', () => {
     expect(read).toContain('job of size 3 finished')
   })
 
+  it('a nested call (with parent) stays in the foreground past the budget, unless it asked for the background', async () => {
+    const { tools, tasks } = await setup()
+    tools.register(
+      defineTool({
+        name: 'lengthy',
+        description: 'Takes a while.',
+        parameters: {},
+        execution: { background: 'optional', autoBackgroundAfterMs: 20 },
+        execute: async () => (await pause(80), 'lengthy done'),
+      }),
+    )
+    const nested: ToolExecutionResult[] = []
+    tools.register(
+      defineTool({
+        name: 'program',
+        description: 'Calls lengthy from inside.',
+        parameters: {},
+        async execute(_args, exec) {
+          nested.push(await tools.execute({ callId: 'sub1', name: 'lengthy', arguments: {}, parent: exec.token }))
+          nested.push(await tools.execute({ callId: 'sub2', name: 'lengthy', arguments: { run_in_background: true }, parent: exec.token }))
+          return 'program done'
+        },
+      }),
+    )
+    expect(text(await call(tools, 'program', {}))).toBe('program done')
+    expect(text(nested[0] as ToolExecutionResult)).toBe('lengthy done')
+    expect(text(nested[1] as ToolExecutionResult)).toMatch(/^Started in the background as task /)
+    // A direct call of the same tool moves to the background at its budget.
+    expect(text(await call(tools, 'lengthy', {}))).toMatch(/^Still running, so it moved to the background/)
+    expect(tasks.list()).toHaveLength(2)
+  })
+
   it('without run_in_background the same tool runs in the foreground and no task is made', async () => {
     const { tools, tasks } = await setup()
     tools.register(gatedTool(Promise.resolve(), { background: 'optional' }))

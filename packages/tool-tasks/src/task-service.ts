@@ -253,7 +253,9 @@ export class TaskService extends Service {
     const mode = policy?.background
     if (definition === undefined || (mode !== 'optional' && mode !== 'required')) return next()
     const asked = mode === 'required' || askedForBackground(exec.arguments)
-    const budget = policy?.autoBackgroundAfterMs
+    // A nested call (a program's sub-call, with `parent`) stays in the foreground unless it asked: its caller waits for
+    // the real result, not a task id.
+    const budget = exec.parent === undefined ? policy?.autoBackgroundAfterMs : undefined
     if (!asked && budget === undefined) return next()
     return this.runAsTask(exec, definition, asked, budget, next)
   }
