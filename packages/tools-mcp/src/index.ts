@@ -31,6 +31,7 @@ export {
   type McpToolConfig,
   type ResolvedMcpServerConfig,
 } from './server-config.js'
+export type { McpHttpAuth } from './http-auth.js'
 export type { McpCallResult, McpContentBlock, McpToolAnnotations, McpToolDefinition } from './session-types.js'
 export { toolPolicy, type ToolPolicy } from './tool-policy.js'
 export { registryToolName, SERVER_ID_PATTERN, serverIdProblem, TOOL_NAME_PATTERN } from './tool-names.js'

@@ -14,11 +14,12 @@ import {
 import type { JsonObject } from '@dsh/tools-core'
 import type { McpCallOutcome, McpCallResult, McpListenStream, McpSession, McpTaskState, McpToolDefinition, McpToolPage, SessionCallOptions, SessionRequestOptions } from './session-types.js'
 import { SessionFailure } from './session-types.js'
+import type { HttpTokenSource } from './http-auth.js'
 import type { MessageTransport } from './stdio-transport.js'
 
 /** What opening a session needs: a transport (our stdio one) or an HTTP endpoint. */
 export interface OpenSessionOptions {
-  readonly transport: MessageTransport | { readonly url: string; readonly headers: Readonly<Record<string, string>> }
+  readonly transport: MessageTransport | { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly tokens?: HttpTokenSource | undefined }
   readonly clientInfo: { readonly name: string; readonly version: string }
   /** `legacy` (the initialize handshake), `auto` (probe `server/discover` first) or `modern` (2026-07-28 only). */
   readonly protocol: 'legacy' | 'auto' | 'modern'
@@ -432,7 +433,11 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
   client.onerror = () => {} // transport hiccups surface as failed requests or a close
   const isHttp = 'url' in options.transport
   const inner: Transport = isHttp
-    ? new StreamableHTTPClientTransport(new URL(options.transport.url), { requestInit: { headers: { ...options.transport.headers } }, fetch: checkingFetch })
+    ? new StreamableHTTPClientTransport(new URL(options.transport.url), {
+        requestInit: { headers: { ...options.transport.headers } },
+        fetch: checkingFetch,
+        ...(options.transport.tokens === undefined ? {} : { authProvider: options.transport.tokens }),
+      })
     : (options.transport as unknown as Transport)
   const onEra = options.onEra
   const transport = tolerantTransport(onEra === undefined ? inner : watchHandshake(inner, () => onEra('legacy')), { stripTasksExtension: options.protocol === 'auto' })

@@ -1,4 +1,5 @@
 import type { JsonObject } from '@dsh/tools-core'
+import { httpAuthProblems, type McpHttpAuth } from './http-auth.js'
 import { McpConfigError } from './mcp-config-error.js'
 import type { McpToolDefinition } from './session-types.js'
 import { DEFAULT_RESULT_BOUNDS, type ResultBounds } from './result-bounds.js'
@@ -45,6 +46,11 @@ export interface McpServerConfig {
   readonly url?: string | undefined
   /** Streamable HTTP: extra request headers (an `Authorization` bearer token, say). */
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /**
+   * Streamable HTTP: how to authenticate (a bearer token, or an OAuth client-credentials grant), so a server that
+   * requires OAuth can be reached. Not together with an `Authorization` entry in `headers`. See {@link McpHttpAuth}.
+   */
+  readonly auth?: McpHttpAuth | undefined
   /** Protocol era: `legacy`, `auto` (probe the 2026-07-28 `server/discover` first) or `modern`. Default: `legacy` on stdio, `auto` on HTTP. */
   readonly protocol?: 'legacy' | 'auto' | 'modern' | undefined
   /** Trust the server's annotations (parallelism, approval, replay). Default `false`. */
@@ -174,7 +180,7 @@ export interface ResolvedMcpServerConfig {
   readonly id: string
   readonly transport:
     | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly cwd: string | undefined; readonly env: Readonly<Record<string, string>> }
-    | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>> }
+    | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly auth: McpHttpAuth | undefined }
   readonly protocol: 'legacy' | 'auto' | 'modern'
   readonly trust: boolean
   readonly tools: Readonly<Record<string, McpToolConfig>>
@@ -204,7 +210,7 @@ export const DEFAULT_INHERITED_ENV: readonly string[] = Object.freeze(
 )
 
 const maxDelay = 2_147_483_647
-const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'tasks', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'minListTtlMs', 'maxListPages', 'maxTools', 'stderrTailBytes', 'killGraceMs'])
+const known = new Set(['id', 'command', 'args', 'cwd', 'env', 'inheritEnv', 'url', 'headers', 'auth', 'protocol', 'trust', 'tools', 'toolPrefix', 'schemaPolicy', 'schemaBounds', 'checkSchema', 'pinned', 'timeouts', 'output', 'tasks', 'maxMessageBytes', 'restart', 'listChangedDebounceMs', 'minListTtlMs', 'maxListPages', 'maxTools', 'stderrTailBytes', 'killGraceMs'])
 
 const knownToolSettings = new Set(['enabled', 'name', 'concurrencySafe', 'approval', 'timeoutMs', 'idleTimeoutMs', 'idempotent'])
 
@@ -282,6 +288,7 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
   if (idProblem !== undefined) issues.push(`id: ${idProblem}`)
   const id = typeof input.id === 'string' ? input.id : ''
   let transport: ResolvedMcpServerConfig['transport'] = { kind: 'stdio', command: '', args: [], cwd: undefined, env: {} }
+  if (input.auth !== undefined && input.url === undefined) issues.push('auth: only for a Streamable HTTP server (url)')
   if ((input.command === undefined) === (input.url === undefined)) {
     issues.push('command/url: give exactly one: command (a stdio server) or url (a Streamable HTTP server)')
   } else if (input.command !== undefined) {
@@ -297,7 +304,11 @@ export function resolveMcpServerConfig(input: unknown): ResolvedMcpServerConfig 
       valid = url.protocol === 'http:' || url.protocol === 'https:'
     } catch {}
     if (!valid) issues.push(`url: must be an http(s) URL, got ${JSON.stringify(input.url)}`)
-    transport = { kind: 'http', url: String(input.url), headers: stringRecord(input.headers, 'headers', issues) }
+    const headers = stringRecord(input.headers, 'headers', issues)
+    const authProblems = input.auth === undefined ? [] : httpAuthProblems(input.auth)
+    issues.push(...authProblems)
+    if (input.auth !== undefined && Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) issues.push('auth: give either auth or an Authorization header, not both')
+    transport = { kind: 'http', url: String(input.url), headers, auth: input.auth === undefined || authProblems.length > 0 ? undefined : (input.auth as McpHttpAuth) }
   }
   if (input.trust !== undefined && typeof input.trust !== 'boolean') issues.push('trust: must be a boolean')
   if (input.checkSchema !== undefined && typeof input.checkSchema !== 'function') issues.push('checkSchema: must be a function')

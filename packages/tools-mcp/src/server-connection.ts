@@ -2,6 +2,7 @@ import type { JsonObject, ToolDefinition, ToolOutputSchema } from '@dsh/tools-co
 import type {} from '@dsh/tools-registry'
 import type { Context } from 'cordis'
 import { argumentValidationNote, argumentValidator } from './argument-validation.js'
+import { httpTokenSource, type HttpTokenSource } from './http-auth.js'
 import { callServerTool } from './call-tool.js'
 import { RestartBreaker, backoffDelay } from './backoff.js'
 import { knownHints, listToolCatalog, planToolsInSlices, type OmittedTools, type PlannedTool } from './discovery.js'
@@ -43,6 +44,17 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * One MCP server as an effect of a cordis fiber: the process or HTTP session, the tools it registers, the
  * `list_changed` refreshes, crash supervision (restart with backoff, a circuit breaker), and teardown.
  */
+type HttpTarget = Extract<ResolvedMcpServerConfig['transport'], { kind: 'http' }>
+const tokenSources = new WeakMap<HttpTarget, HttpTokenSource>()
+
+/** An HTTP server's endpoint for the session, with its token source (one per config: a fetched token outlives a reconnect). */
+function httpTarget(target: HttpTarget): { url: string; headers: Readonly<Record<string, string>>; tokens?: HttpTokenSource } {
+  if (target.auth === undefined) return { url: target.url, headers: target.headers }
+  let tokens = tokenSources.get(target)
+  if (tokens === undefined) tokenSources.set(target, (tokens = httpTokenSource(target.auth, target.url)))
+  return { url: target.url, headers: target.headers, tokens }
+}
+
 export class ServerConnection {
   readonly config: ResolvedMcpServerConfig
   readonly #ctx: Context
@@ -204,7 +216,7 @@ export class ServerConnection {
     try {
       if (transport !== undefined) await transport.start()
       this.#session = await openSession({
-        transport: transport ?? { url: (target as { url: string }).url, headers: (target as { headers: Record<string, string> }).headers },
+        transport: transport ?? httpTarget(target as Extract<ResolvedMcpServerConfig['transport'], { kind: 'http' }>),
         clientInfo: { name: 'dsh-tools-mcp', version: packageVersion },
         protocol: this.config.protocol,
         knownEra: this.#knownEra,

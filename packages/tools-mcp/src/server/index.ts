@@ -4,4 +4,16 @@ export { createToolServer, type ToolServerOptions, type ToolServerWiring } from 
 export type { LegacySessionOptions } from './legacy-sessions.js'
 export type { ServedApprovalOptions } from './served-approval.js'
 export type { ServedTaskOptions } from './served-tasks.js'
-export { serveToolsHttp, serveToolsStdio, type HttpServeOptions, type ServedTools } from './serve.js'
+export { createToolsHttpHandler, type ToolsHttpHandler, type ToolsHttpHandlerOptions } from './http-handler.js'
+export { serveToolsHttp, serveToolsStdio, type HttpServeOptions, type ServedTools, type ServedToolsHttp } from './serve.js'
+export {
+  callerTokens,
+  oauthResourceServer,
+  type OAuthResourceServer,
+  type OAuthResourceServerOptions,
+  type ServedAuth,
+  type ServedAuthRefusal,
+  type ServedAuthVerdict,
+  type ServedCaller,
+} from './served-auth.js'
+export type { ServedMetrics } from './served-metrics.js'

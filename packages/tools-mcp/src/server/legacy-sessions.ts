@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { isInitializeRequest, legacyStatelessFallback, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Context } from 'cordis'
 import { McpConfigError } from '../mcp-config-error.js'
-import { createToolServer, type ToolServerOptions } from './registry-server.js'
+import { createToolServer, type ToolServerOptions, type ToolServerWiring } from './registry-server.js'
+import type { ServedCaller } from './served-auth.js'
 import type { ServedTasks } from './served-tasks.js'
 
 /** Bounds of the 2025-era HTTP sessions of `serveToolsHttp`. */
@@ -34,6 +35,8 @@ function jsonRpcError(status: number, code: number, message: string, data?: Reco
 }
 
 interface Session {
+  /** The caller that opened it: only that caller's requests reach it. */
+  readonly callerId: string | undefined
   readonly transport: WebStandardStreamableHTTPServerTransport
   active: number
   timer: ReturnType<typeof setTimeout> | undefined
@@ -85,7 +88,8 @@ function tracked(response: Response, done: () => void): Response {
  * `initialize` are answered by the SDK's stateless fallback, as before.
  */
 export interface LegacySessions {
-  handle(request: Request, parsedBody: unknown): Promise<Response>
+  /** `caller`: who sent the request (authenticated); a session answers only the caller that opened it. */
+  handle(request: Request, parsedBody: unknown, caller?: ServedCaller): Promise<Response>
   /** Open sessions (initialized or initializing). */
   readonly size: number
   /** Ends every session: their streams close, their servers and registry listeners are disposed. */
@@ -96,13 +100,14 @@ export interface LegacySessions {
  * Creates the 2025-era session leg of `serveToolsHttp` (internal; validates the session options). A session's tasks
  * live in `tasks` under its own owner and are cancelled when it ends; sessionless requests are offered none.
  */
-export function createLegacySessions(ctx: Context, options: ToolServerOptions & LegacySessionOptions, tasks?: ServedTasks): LegacySessions {
+export function createLegacySessions(ctx: Context, options: ToolServerOptions & LegacySessionOptions, tasks?: ServedTasks, onCall?: ToolServerWiring['onCall']): LegacySessions {
   const idleMs = positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, defaultIdleMs)
   const maxSessions = positiveInteger('maxSessions', options.maxSessions, defaultMaxSessions)
   const sessions = new Map<string, Session>()
   const statelessDisposers = new Set<() => void>()
-  const stateless = legacyStatelessFallback(() => {
-    const { server, dispose } = createToolServer(ctx, options, { notifyOnConnection: false, tasks, taskOwner: () => undefined })
+  const stateless = legacyStatelessFallback(({ authInfo }) => {
+    const caller = authInfo?.extra?.caller as ServedCaller | undefined
+    const { server, dispose } = createToolServer(ctx, { ...options, agent: caller?.agent ?? options.agent }, { notifyOnConnection: false, tasks, taskOwner: () => undefined, onCall })
     statelessDisposers.add(dispose)
     server.onclose = () => (dispose(), statelessDisposers.delete(dispose))
     return server
@@ -114,7 +119,7 @@ export function createLegacySessions(ctx: Context, options: ToolServerOptions & 
     session.timer?.unref?.()
   }
 
-  const open = async (request: Request, parsedBody: unknown): Promise<Response> => {
+  const open = async (request: Request, parsedBody: unknown, caller: ServedCaller | undefined): Promise<Response> => {
     const requestId = (parsedBody as { id?: unknown }).id ?? null
     if (sessions.size >= maxSessions) {
       return jsonRpcError(503, -32000, `Too many MCP sessions: this server allows ${maxSessions} at once. End an unused session (HTTP DELETE) or retry later.`, { code: 'MCP_SESSION_LIMIT', maxSessions }, requestId)
@@ -125,9 +130,10 @@ export function createLegacySessions(ctx: Context, options: ToolServerOptions & 
       else session.held = send
     }
     const owner = `session:${id}`
-    const { server, dispose } = createToolServer(ctx, options, { era: 'legacy', deliver, tasks, taskOwner: () => owner })
+    const { server, dispose } = createToolServer(ctx, { ...options, agent: caller?.agent ?? options.agent }, { era: 'legacy', deliver, tasks, taskOwner: () => owner, onCall })
     let ended = false
     const session: Session = {
+      callerId: caller?.id,
       transport: new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, onsessionclosed: () => session.end() }),
       active: 1,
       timer: undefined,
@@ -166,16 +172,19 @@ export function createLegacySessions(ctx: Context, options: ToolServerOptions & 
     get size() {
       return sessions.size
     },
-    handle: async (request, parsedBody) => {
+    handle: async (request, parsedBody, caller) => {
       const sessionId = request.headers.get('mcp-session-id')
       if (sessionId === null) {
-        if (request.method === 'POST' && isInitializeRequest(parsedBody)) return open(request, parsedBody)
+        if (request.method === 'POST' && isInitializeRequest(parsedBody)) return open(request, parsedBody, caller)
         if (request.method === 'GET' || request.method === 'DELETE') {
           return jsonRpcError(400, -32000, `Bad Request: a ${request.method} needs the Mcp-Session-Id header of a session; open one with initialize first.`)
         }
-        return stateless(request)
+        const authInfo = caller === undefined ? undefined : { token: '', clientId: caller.id, scopes: [...(caller.scopes ?? [])], extra: { caller } }
+        return stateless(request, authInfo === undefined ? {} : { authInfo })
       }
-      const session = sessions.get(sessionId)
+      const found = sessions.get(sessionId)
+      // Another caller's session reads exactly like an unknown one.
+      const session = found !== undefined && found.callerId === caller?.id ? found : undefined
       if (session === undefined) return jsonRpcError(404, -32001, 'Session not found: it ended (DELETE, idle timeout or server restart) or never existed. Send a new initialize without Mcp-Session-Id.')
       session.active += 1
       arm(session)

@@ -101,6 +101,11 @@ export interface ToolServerWiring {
    * connection.
    */
   readonly taskOwner?: ((context: ServerContext) => string | undefined) | undefined
+  /**
+   * Told of every call the server starts; the returned function is told how it ended (the error result's code, or
+   * `undefined` for a success). The HTTP entries count calls in flight with it.
+   */
+  readonly onCall?: (() => (errorCode: string | undefined) => void) | undefined
 }
 
 /**
@@ -316,7 +321,13 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
   const execute = (name: string, args: unknown, signal: AbortSignal, approval: ToolCallApprover | undefined): Promise<ToolExecutionResult> => {
     callCounter += 1
     const callOptions: ToolExecuteOptions | undefined = approval === undefined ? undefined : { approval }
-    return tools.execute({ callId: `mcp_${callCounter}`, name, arguments: args, agent, signal }, callOptions)
+    const ended = wiring.onCall?.()
+    const pending = tools.execute({ callId: `mcp_${callCounter}`, name, arguments: args, agent, signal }, callOptions)
+    if (ended === undefined) return pending
+    return pending.then(
+      (result) => (ended(result.isError ? (result.error?.code ?? 'TOOL_ERROR') : undefined), result),
+      (error: unknown) => (ended('INTERNAL_ERROR'), Promise.reject(error)),
+    )
   }
   const finish = (name: string, result: ToolExecutionResult): CallToolResult => {
     // The tool was there when the call began; one removed before the pipeline resolved it is unknown all the same.
