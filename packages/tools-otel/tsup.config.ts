@@ -1,0 +1,3 @@
+import { packageBuildConfig } from '../../tsup.shared.js'
+
+export default packageBuildConfig()
