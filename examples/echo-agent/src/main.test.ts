@@ -100,10 +100,22 @@ describe('the demo, as `npm run demo` runs it', () => {
     await expect(mask(`${formatSessionLog(events)}\n`, workspace)).toMatchFileSnapshot('__snapshots__/demo-session-log.txt')
   }, RUN_TIMEOUT_MS)
 
+  it('with --trace prints the span tree of the session after it, with nothing secret in it', async () => {
+    const run = await runCli(['--trace'])
+    expect(run.stderr).toBe('')
+    expect(run.code).toBe(0)
+    const tree = run.stdout.slice(run.stdout.indexOf('Span tree of the session'))
+    expect(tree).toContain('execute_tool bash [GUARD_DENIED]')
+    expect(tree).toContain('task index_archive [completed] (linked to 1 call)')
+    expect(tree).not.toContain(FAKE_SECRET)
+    await expect(tree.replace(/· [\d.]+ ms/g, '· <ms>')).toMatchFileSnapshot('__snapshots__/demo-trace.txt')
+  }, RUN_TIMEOUT_MS)
+
   it('explains itself with --help, and refuses unknown options', async () => {
     const help = await runCli(['--help'])
     expect(help.code).toBe(0)
     expect(help.stderr).toContain('--json')
+    expect(help.stderr).toContain('--trace')
     const wrong = await runCli(['--jsn'])
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toContain('unknown option: --jsn')

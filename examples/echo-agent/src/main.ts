@@ -1,11 +1,12 @@
 import { shouldUseColor } from '@dsh/tools-presentation'
 import { runDemo } from './run-demo.js'
 
-const USAGE = `usage: npm run demo [-- --json] [-- --sandbox]
+const USAGE = `usage: npm run demo [-- --json] [-- --sandbox] [-- --trace]
 
 A scripted model drives real tools through the dsh tools pipeline; each call and result is shown as a card.
   --json     write the session's events (tool/call, tool/result, context/message) as JSON lines instead
   --sandbox  run the model's commands in the bubblewrap sandbox (@dsh/tool-bash-sandbox; Linux, needs bwrap)
+  --trace    print the session's OpenTelemetry span tree at the end (@dsh/tools-otel)
   --help     show this text`
 
 /** Writes lines to a stream until its reader goes away (`| head`); then the demo finishes quietly and cleans up. */
@@ -21,7 +22,7 @@ function lineWriter(stream: NodeJS.WriteStream): (line: string) => void {
 }
 
 const args = process.argv.slice(2)
-const unknown = args.filter((arg) => arg !== '--json' && arg !== '--sandbox' && arg !== '--help' && arg !== '-h')
+const unknown = args.filter((arg) => arg !== '--json' && arg !== '--sandbox' && arg !== '--trace' && arg !== '--help' && arg !== '-h')
 if (args.includes('--help') || args.includes('-h') || unknown.length > 0) {
   if (unknown.length > 0) console.error(`unknown option: ${unknown.join(' ')}`)
   console.error(USAGE)
@@ -31,6 +32,7 @@ if (args.includes('--help') || args.includes('-h') || unknown.length > 0) {
     const outcome = await runDemo({
       json: args.includes('--json'),
       sandbox: args.includes('--sandbox'),
+      trace: args.includes('--trace'),
       color: shouldUseColor(process.stdout),
       write: lineWriter(process.stdout),
       warn: lineWriter(process.stderr),

@@ -8,7 +8,9 @@ import { SandboxedBashExecutor } from '@dsh/tool-bash-sandbox'
 import { CodeMode } from '@dsh/code-mode'
 import { TaskService } from '@dsh/tool-tasks'
 import type { Agent } from '@dsh/tools-core'
+import { ToolTelemetry } from '@dsh/tools-otel'
 import { ToolRegistry } from '@dsh/tools-registry'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { runScriptedSession, type ScriptedSession } from '@dsh/tools-testing'
 import { Context, Logger, type Exporter } from 'cordis'
 import { DemoApproval } from './demo-approval.js'
@@ -19,6 +21,7 @@ import * as echoTool from './echo-tool.js'
 import * as indexArchiveTool from './index-archive-tool.js'
 import { createJsonReporter, createTextReporter } from './reporter.js'
 import * as slowSearchTool from './slow-search-tool.js'
+import { formatSpanTree } from './trace-tree.js'
 import * as wordCountTool from './word-count-tool.js'
 import * as writeFileTool from './write-file-tool.js'
 
@@ -37,6 +40,11 @@ export interface DemoOptions {
    * instead of the local executor. The run fails with the sandbox's reason and fix when it cannot start. Default: false.
    */
   readonly sandbox?: boolean | undefined
+  /**
+   * Trace every call with `@dsh/tools-otel` (an OpenTelemetry SDK with an in-memory exporter) and print the span tree
+   * of the session after it. Default: false.
+   */
+  readonly trace?: boolean | undefined
 }
 
 /** How a demo run ended. */
@@ -128,6 +136,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     tools.on('tools/result', (exec, result) => {
       if (exec.parent !== undefined) reporter.subCall(exec, result)
     })
+    // --trace: every call as OpenTelemetry spans (loaded last, so its body span holds the body alone).
+    const spans = new InMemorySpanExporter()
+    const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] })
+    if (options.trace === true) await ctx.plugin(ToolTelemetry, { tracerProvider })
 
     const visible = tools.schemas(agent).map((schema) => schema.name)
     const missing = DEMO_TOOLS.filter((name) => !visible.includes(name))
@@ -144,6 +156,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     )
     const session = await runScriptedSession(tools, model, { agent, onEvent: (event) => reporter.event(event) })
     reporter.finish(session)
+    if (options.trace === true) {
+      options.write('')
+      options.write('Span tree of the session (@dsh/tools-otel):')
+      for (const line of formatSpanTree(spans.getFinishedSpans())) options.write(`  ${line}`)
+      await tracerProvider.shutdown()
+    }
     const problems = check(session)
     for (const problem of problems) options.warn(`not as scripted: ${problem}`)
     return { exitCode: problems.length === 0 ? 0 : 1, session, problems }
