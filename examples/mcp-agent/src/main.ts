@@ -1,4 +1,6 @@
 import { runAgent } from './run-agent.js'
+import { serveMany } from './serve-many.js'
 
-const run = await runAgent()
-for (const line of run.lines) console.log(line)
+// `npm run example:mcp -- --served`: the registry served to two agents (tokens, sessions: false, drain).
+const lines = process.argv.includes('--served') ? await serveMany() : (await runAgent()).lines
+for (const line of lines) console.log(line)
