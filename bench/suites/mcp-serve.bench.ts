@@ -6,14 +6,13 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Agent } from '@dsh/tools-core'
 import { callerTokens, serveToolsHttp, type ServedToolsHttp } from '@dsh/tools-mcp/server'
 import { ToolRegistry } from '@dsh/tools-registry'
 import { defineTool } from '@dsh/tools-schema'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Context } from 'cordis'
-import { findNginx, startNginx } from '../../packages/tools-mcp/src/test-support/nginx.js'
 import { defineSuite, formatNs, type BenchGroup, type MeasureOptions } from '../harness.js'
 
 const CLIENTS = 16
@@ -21,6 +20,12 @@ const SUSTAIN_MS = 3_000
 const here = fileURLToPath(new URL('.', import.meta.url))
 const support = join(here, '..', '..', 'packages', 'tools-mcp', 'src', 'test-support')
 const replicaScript = join(support, 'serve-replica.mjs')
+/** tools-mcp's test helpers for nginx (loaded from source by tsx; outside this project's type-check). */
+interface NginxHelpers {
+  findNginx(): string | undefined
+  startNginx(binary: string, upstreams: readonly number[]): Promise<{ readonly url: string; stop(): Promise<void> }>
+}
+const { findNginx, startNginx } = (await import(pathToFileURL(join(support, 'nginx.ts')).href)) as NginxHelpers
 const packageVersion = (name: string): string => JSON.parse(readFileSync(join(here, '..', '..', 'packages', name, 'package.json'), 'utf8')).version
 
 const IN_PROCESS = 'in-process serveToolsHttp, direct'
