@@ -14,8 +14,8 @@ const bubblewrapFound = (): boolean => spawnSync('bwrap', ['--version']).status 
  * `*.sandbox.test.ts` files out the way tool-bash-sandbox's does, and a file without a suite would fail.
  */
 export function describeInSandbox(declare: () => void): void {
-  const run = bubblewrapFound() || process.env['CI'] === 'true'
-  ;(run ? describe : describe.skip)(SANDBOX_SUITE_TITLE, () => {
+  // Without bubblewrap (and not on CI) vitest.config.ts leaves these files out of the run; here they always run.
+  describe(SANDBOX_SUITE_TITLE, () => {
     beforeAll(() => {
       if (!bubblewrapFound()) throw new Error('bubblewrap is not installed, so the sandbox tests cannot run. Fix: apt-get install -y bubblewrap')
     })
