@@ -20,6 +20,7 @@ describe('public surface', () => {
         'BashTaskLimitError',
         'BashTools',
         'BashToolsConfigError',
+        'ByteWindow',
         'DEFAULT_ALLOWED_ENV',
         'EXPORTED_FUNCTION_PREFIX',
         'FIXED_ENV',

@@ -15,6 +15,7 @@ export type {
 } from './bash-executor.js'
 export { BashAbortedError, type BashAbortReason } from './bash-aborted-error.js'
 export { BashConfigError } from './bash-config-error.js'
+export { ByteWindow, type WindowText } from './byte-window.js'
 export type { BashLaunchContext, BashLauncher, BashLaunchPlan } from './bash-launcher.js'
 export { BASH_ERROR_CODES } from './bash-error-codes.js'
 export { BashRequestError } from './bash-request-error.js'
