@@ -1,0 +1,205 @@
+import { statSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
+import { BashConfigError, resolveLocalBashConfig, type LocalBashConfig } from '@dsh/tool-bash'
+import type { ContainerEngineEndpoint } from './engine-client.js'
+
+/** A directory of the host shared with the session container. */
+export interface ContainerMount {
+  /** The host path. */
+  readonly source: string
+  /** The path inside the container. Default: `source`. */
+  readonly target?: string | undefined
+  /** Default: true. */
+  readonly readOnly?: boolean | undefined
+}
+
+/**
+ * The configuration of {@link ContainerBashExecutor}: the local executor's settings for the commands (timeouts,
+ * window, spill cap, environment; the agent in the container applies them), and the container's.
+ */
+export interface ContainerBashConfig
+  extends Pick<
+    LocalBashConfig,
+    | 'cwd'
+    | 'defaultTimeoutMs'
+    | 'maxTimeoutMs'
+    | 'backgroundTimeoutMs'
+    | 'killGraceMs'
+    | 'drainTimeoutMs'
+    | 'outputWindowBytes'
+    | 'spillCapBytes'
+    | 'allowEnv'
+    | 'denyEnv'
+    | 'env'
+  > {
+  /** Where the engine's API is. Default: `DOCKER_HOST` when it is `unix://…`, else `/run/podman/podman.sock` if it exists, else `/var/run/docker.sock`. */
+  engine?: ContainerEngineEndpoint | undefined
+  /** The image (it must hold bash; `node` too unless `agentNode` is `'host'`). Required. */
+  image?: string | undefined
+  /**
+   * Which node runs the agent: `'host'` mounts this process's node binary read-only into the container (a local
+   * engine and a glibc image, such as Debian or Ubuntu), `'image'` uses the image's `node` (≥ 20), or an absolute path
+   * inside the image. Default: `'host'` for a unix-socket engine, `'image'` for a TCP one.
+   */
+  agentNode?: 'host' | 'image' | string | undefined
+  /** Memory limit in bytes (swap is set equal: no swap). Default: 1 GiB. */
+  memoryBytes?: number | undefined
+  /** The most processes at once. Default: 512. */
+  pidsLimit?: number | undefined
+  /** `RLIMIT_NOFILE` (soft = hard). Default: 4096. */
+  nofile?: number | undefined
+  /** `RLIMIT_NPROC` (soft = hard; per user on the host, so keep it high and rely on `pidsLimit`). Default: 32768. */
+  nproc?: number | undefined
+  /** Size of the writable `/tmp` (a tmpfs, counted in the memory limit; spill files go there). Default: 256 MiB. */
+  tmpfsBytes?: number | undefined
+  /** More host directories to share (read-only by default). The working directory `cwd` is always shared read-write at its own path. */
+  mounts?: readonly ContainerMount[] | undefined
+  /** `uid:gid` the agent and commands run as. Default: the owner of `cwd`. */
+  user?: string | undefined
+  /** How long creating, starting and preflighting the container may take, in ms. Default: 30000. */
+  startTimeoutMs?: number | undefined
+  /** For a remote podman: the seccomp profile's path on the engine's machine (podman reads a path, Docker takes the JSON). */
+  seccompProfilePath?: string | undefined
+}
+
+/** The configuration after validation. */
+export interface ResolvedContainerBashConfig {
+  readonly engine: ContainerEngineEndpoint
+  readonly image: string
+  readonly agentNode: string
+  readonly memoryBytes: number
+  readonly pidsLimit: number
+  readonly nofile: number
+  readonly nproc: number
+  readonly tmpfsBytes: number
+  readonly mounts: readonly Required<ContainerMount>[]
+  readonly user: string
+  readonly startTimeoutMs: number
+  readonly seccompProfilePath: string | null
+  /** The local executor's settings as the agent will apply them (paths resolved on the host). */
+  readonly local: LocalBashConfig & { readonly cwd: string; readonly killGraceMs: number; readonly drainTimeoutMs: number; readonly maxTimeoutMs: number; readonly outputWindowBytes: number; readonly defaultTimeoutMs: number; readonly backgroundTimeoutMs: number }
+}
+
+/** The defaults of {@link ContainerBashConfig}. */
+export const CONTAINER_DEFAULTS = Object.freeze({
+  memoryBytes: 1_073_741_824,
+  pidsLimit: 512,
+  nofile: 4096,
+  nproc: 32_768,
+  tmpfsBytes: 268_435_456,
+  startTimeoutMs: 30_000,
+})
+
+const LOCAL_KEYS = ['cwd', 'defaultTimeoutMs', 'maxTimeoutMs', 'backgroundTimeoutMs', 'killGraceMs', 'drainTimeoutMs', 'outputWindowBytes', 'spillCapBytes', 'allowEnv', 'denyEnv', 'env'] as const
+const OWN_KEYS = ['engine', 'image', 'agentNode', 'memoryBytes', 'pidsLimit', 'nofile', 'nproc', 'tmpfsBytes', 'mounts', 'user', 'startTimeoutMs', 'seccompProfilePath'] as const
+
+const own = (config: object, key: string): unknown => (Object.hasOwn(config, key) ? (config as Record<string, unknown>)[key] : undefined)
+
+function defaultEngine(): ContainerEngineEndpoint {
+  const host = process.env['DOCKER_HOST']
+  if (host?.startsWith('unix://') === true) return { socketPath: host.slice('unix://'.length) }
+  for (const socketPath of ['/run/podman/podman.sock', '/var/run/docker.sock']) {
+    try {
+      if (statSync(socketPath).isSocket()) return { socketPath }
+    } catch {
+      // not there
+    }
+  }
+  return { socketPath: '/var/run/docker.sock' }
+}
+
+/** Validates a {@link ContainerBashConfig}; every problem at once in a `BashConfigError` (`INVALID_CONFIG`). */
+export function resolveContainerBashConfig(config: ContainerBashConfig = {}): ResolvedContainerBashConfig {
+  const issues: string[] = []
+  if (typeof config !== 'object' || config === null) throw new BashConfigError(['config: must be an object'])
+  for (const key of Object.keys(config)) {
+    if (!(LOCAL_KEYS as readonly string[]).includes(key) && !(OWN_KEYS as readonly string[]).includes(key)) issues.push(`${key}: unknown option`)
+  }
+  const localInput: Record<string, unknown> = {}
+  for (const key of LOCAL_KEYS) if (own(config, key) !== undefined) localInput[key] = own(config, key)
+  let local: ReturnType<typeof resolveLocalBashConfig> | undefined
+  try {
+    local = resolveLocalBashConfig(localInput as LocalBashConfig)
+  } catch (error) {
+    if (!BashConfigError.isInstance(error)) throw error
+    issues.push(...(error as BashConfigError).issues)
+  }
+  const image = own(config, 'image')
+  if (typeof image !== 'string' || image.trim() === '') issues.push('image: required, the name of an image holding bash')
+  const integer = (key: string, fallback: number, minimum: number): number => {
+    const value = own(config, key) ?? fallback
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < minimum) {
+      issues.push(`${key}: must be an integer ≥ ${minimum}, got ${String(value)}`)
+      return fallback
+    }
+    return value
+  }
+  const memoryBytes = integer('memoryBytes', CONTAINER_DEFAULTS.memoryBytes, 16_777_216)
+  const pidsLimit = integer('pidsLimit', CONTAINER_DEFAULTS.pidsLimit, 16)
+  const nofile = integer('nofile', CONTAINER_DEFAULTS.nofile, 64)
+  const nproc = integer('nproc', CONTAINER_DEFAULTS.nproc, 16)
+  const tmpfsBytes = integer('tmpfsBytes', CONTAINER_DEFAULTS.tmpfsBytes, 1_048_576)
+  const startTimeoutMs = integer('startTimeoutMs', CONTAINER_DEFAULTS.startTimeoutMs, 100)
+  const engine = (own(config, 'engine') as ContainerEngineEndpoint | undefined) ?? defaultEngine()
+  if (typeof engine !== 'object' || engine === null || (!('socketPath' in engine) && !('url' in engine))) {
+    issues.push('engine: must be { socketPath } or { url, ca?, cert?, key? }')
+  }
+  const remote = typeof engine === 'object' && engine !== null && 'url' in engine
+  const agentInput = own(config, 'agentNode') ?? (remote ? 'image' : 'host')
+  if (typeof agentInput !== 'string' || (agentInput !== 'host' && agentInput !== 'image' && !isAbsolute(agentInput))) {
+    issues.push(`agentNode: must be 'host', 'image' or an absolute path in the image, got ${String(agentInput)}`)
+  }
+  if (agentInput === 'host' && remote) issues.push("agentNode: 'host' needs a local engine (a unix socket); use an image with node and 'image'")
+  const mounts: Required<ContainerMount>[] = []
+  const mountsInput = own(config, 'mounts') ?? []
+  if (!Array.isArray(mountsInput)) issues.push('mounts: must be an array')
+  else {
+    for (const [index, mount] of (mountsInput as ContainerMount[]).entries()) {
+      if (typeof mount?.source !== 'string' || !isAbsolute(mount.source)) {
+        issues.push(`mounts[${index}].source: must be an absolute path`)
+        continue
+      }
+      const target = mount.target ?? mount.source
+      if (typeof target !== 'string' || !isAbsolute(target)) issues.push(`mounts[${index}].target: must be an absolute path`)
+      mounts.push({ source: mount.source, target, readOnly: mount.readOnly !== false })
+    }
+  }
+  let user = own(config, 'user')
+  if (user === undefined && local !== undefined) {
+    const owner = statSync(local.cwd)
+    user = `${owner.uid}:${owner.gid}`
+  }
+  if (user !== undefined && (typeof user !== 'string' || !/^\d+(:\d+)?$/.test(user))) issues.push(`user: must be "uid:gid" (numbers), got ${String(user)}`)
+  const seccompProfilePath = own(config, 'seccompProfilePath')
+  if (seccompProfilePath !== undefined && (typeof seccompProfilePath !== 'string' || !isAbsolute(seccompProfilePath))) {
+    issues.push('seccompProfilePath: must be an absolute path')
+  }
+  if (issues.length > 0 || local === undefined) throw new BashConfigError(issues)
+  return Object.freeze({
+    engine,
+    image: image as string,
+    agentNode: agentInput === 'host' ? '/opt/dsh-agent/node' : agentInput === 'image' ? 'node' : (agentInput as string),
+    memoryBytes,
+    pidsLimit,
+    nofile,
+    nproc,
+    tmpfsBytes,
+    mounts: Object.freeze(mounts),
+    user: (user as string | undefined) ?? '0:0',
+    startTimeoutMs,
+    seccompProfilePath: (seccompProfilePath as string | undefined) ?? null,
+    local: Object.freeze({
+      ...(localInput as LocalBashConfig),
+      cwd: local.cwd,
+      killGraceMs: local.killGraceMs,
+      drainTimeoutMs: local.drainTimeoutMs,
+      maxTimeoutMs: local.maxTimeoutMs,
+      defaultTimeoutMs: local.defaultTimeoutMs,
+      backgroundTimeoutMs: local.backgroundTimeoutMs,
+      outputWindowBytes: local.outputWindowBytes,
+    }),
+  })
+}
+
+/** True when this config mounts the host's node binary into the container. */
+export const mountsHostNode = (config: ResolvedContainerBashConfig): boolean => config.agentNode === '/opt/dsh-agent/node'

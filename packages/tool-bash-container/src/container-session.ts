@@ -1,0 +1,429 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BashRequestError, BashSpawnError, type BashResult, type ResolvedBashRequest } from '@dsh/tool-bash'
+import type { AgentError, AgentMessage, AgentRequest, ContainerFacts, HostMessage } from './agent-protocol.js'
+import { AGENT_BOOTSTRAP, readAgentSource } from './agent-source.js'
+import { mountsHostNode, type ResolvedContainerBashConfig } from './container-config.js'
+import { ContainerUnavailableError } from './container-unavailable-error.js'
+import { EngineClient, EngineRequestError, type EngineAttachment } from './engine-client.js'
+import { RemoteTask } from './remote-task.js'
+import { containerSeccompProfile } from './seccomp-profile.js'
+
+/** The label every session container carries; its value is the owner (`host/pid`). */
+export const OWNER_LABEL = 'dev.dsh.tool-bash-container.owner'
+/** The label naming the executor instance. */
+export const SESSION_LABEL = 'dev.dsh.tool-bash-container.session'
+
+/** Extra time the host waits past a command's timeout and grace before it gives up on the agent. */
+const HOST_DEADLINE_SLACK_MS = 5_000
+
+/** Which engine answered. */
+export type ContainerEngineKind = 'podman' | 'docker'
+
+/** What the start-up sweep removed: containers whose owner process is gone. */
+export interface SweptContainer {
+  readonly id: string
+  readonly owner: string
+}
+
+const ownerValue = (): string => `${hostname()}/${process.pid}`
+
+function ownerAlive(owner: string): boolean {
+  const [host, pidText] = owner.split('/')
+  if (host !== hostname()) return true
+  const pid = Number(pidText)
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+const toError = (error: AgentError, cwd: string): Error =>
+  error.name === 'BashRequestError' ? new BashRequestError(error.field ?? 'request', error.message) : new BashSpawnError(error.message, error.cwd ?? cwd)
+
+/** The session container of one executor: created at load, its agent driven over one attach connection. */
+export class ContainerSession {
+  readonly engine: EngineClient
+  engineKind: ContainerEngineKind = 'docker'
+  engineVersion = ''
+  containerId = ''
+  facts: ContainerFacts | null = null
+  swept: SweptContainer[] = []
+  private attachment: EngineAttachment | null = null
+  private lines = ''
+  private serial = 0
+  private readonly resolving = new Map<number, { resolve: (value: ResolvedBashRequest) => void; reject: (error: Error) => void; cwd: string }>()
+  private readonly running = new Map<number, RemoteTask>()
+  private readonly starting = new Map<number, () => void>()
+  private ready: { resolve: (facts: ContainerFacts) => void; reject: (error: Error) => void } | null = null
+  private closedBecause: string | null = null
+  private privateDir: string | null = null
+  private readonly sessionId = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+
+  constructor(
+    readonly config: ResolvedContainerBashConfig,
+    private readonly log: (message: string, error?: unknown) => void,
+  ) {
+    this.engine = new EngineClient(config.engine)
+  }
+
+  get closed(): boolean {
+    return this.closedBecause !== null
+  }
+
+  private unavailable(reason: ConstructorParameters<typeof ContainerUnavailableError>[0], problem: string, fix: string, cause?: unknown): ContainerUnavailableError {
+    return new ContainerUnavailableError(reason, problem, fix, cause === undefined ? undefined : { cause })
+  }
+
+  /** Connects, sweeps containers of dead owners, creates and starts the container, and runs the agent's preflight. */
+  async open(): Promise<void> {
+    const timeoutMs = this.config.startTimeoutMs
+    let version: { Version?: string; Components?: { Name?: string }[] }
+    try {
+      version = await this.engine.call('GET', '/version', undefined, timeoutMs)
+    } catch (error) {
+      throw this.unavailable(
+        'engine-unreachable',
+        `no container engine answers at ${this.engine.describe()} (${(error as Error).message})`,
+        'start one: `podman system service --time=0 unix:///run/podman/podman.sock` (or dockerd), or set `engine` to where it listens',
+        error,
+      )
+    }
+    this.engineKind = (version.Components ?? []).some((component) => /podman/i.test(component.Name ?? '')) ? 'podman' : 'docker'
+    this.engineVersion = version.Version ?? ''
+    this.swept = await this.sweepDeadOwners()
+    const agentSource = await readAgentSource()
+    const body = this.createBody()
+    let created: { Id: string }
+    try {
+      created = await this.engine.call('POST', '/containers/create', body, timeoutMs)
+    } catch (error) {
+      const missing = error instanceof EngineRequestError && error.status === 404
+      throw this.unavailable(
+        missing ? 'image-missing' : 'create-failed',
+        missing ? `the image ${this.config.image} is not in the engine's store` : `the engine refused to create the container (${(error as Error).message})`,
+        missing ? `import or pull it first (\`podman import rootfs.tar ${this.config.image}\`)` : 'check the engine log and the limits asked for',
+        error,
+      )
+    }
+    this.containerId = created.Id
+    try {
+      this.attachment = await this.engine.attach(created.Id, (stream, chunk) => this.frame(stream, chunk), (error) => this.lost(error), timeoutMs)
+      const facts = new Promise<ContainerFacts>((resolve, reject) => (this.ready = { resolve, reject }))
+      await this.engine.call('POST', `/containers/${created.Id}/start`, undefined, timeoutMs)
+      this.attachment.write(`${Buffer.byteLength(agentSource)}\n${agentSource}`)
+      this.send({ op: 'init', config: { ...this.config.local, tempDir: '/tmp' }, probeUserNamespace: true })
+      let timer: NodeJS.Timeout | undefined
+      const limit = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the agent did not report ready within ${timeoutMs} ms`)), timeoutMs)
+      })
+      try {
+        this.facts = await Promise.race([facts, limit])
+      } finally {
+        clearTimeout(timer)
+      }
+    } catch (error) {
+      await this.close()
+      if (ContainerUnavailableError.isInstance(error)) throw error
+      throw this.unavailable(
+        'agent-failed',
+        `the agent in the container did not start (${(error as Error).message})`,
+        this.config.agentNode === 'node'
+          ? 'use an image with node ≥ 20 on its PATH, or agentNode: "host" with a local engine and a glibc image'
+          : 'use a glibc image with bash (Debian, Ubuntu), or an image with node and agentNode: "image"',
+        error,
+      )
+    }
+    const problems = this.preflightProblems(this.facts)
+    if (problems.length > 0) {
+      await this.close()
+      throw this.unavailable(
+        problems.some((problem) => problem.startsWith('limit')) ? 'limit-not-enforced' : 'confinement-not-enforced',
+        `read back from inside the container, ${problems.join('; ')}`,
+        'run a rootful engine on cgroups that enforce memory and pids limits (rootless podman on cgroup v1 ignores them), or lower the configured limits to what the engine enforces',
+      )
+    }
+  }
+
+  private createBody(): Record<string, unknown> {
+    const { config } = this
+    const local = config.local
+    const binds = [`${local.cwd}:${local.cwd}:rw`]
+    for (const mount of config.mounts) binds.push(`${mount.source}:${mount.target}:${mount.readOnly ? 'ro' : 'rw'}`)
+    if (mountsHostNode(config)) binds.push(`${process.execPath}:${config.agentNode}:ro`)
+    let seccomp: string
+    if (config.seccompProfilePath !== null) seccomp = config.seccompProfilePath
+    else if (this.engineKind === 'podman') {
+      // podman reads the profile from a path on its own machine (local engines only; remote: seccompProfilePath).
+      this.privateDir = mkdtempSync(join(tmpdir(), 'dsh-container-'))
+      seccomp = join(this.privateDir, 'seccomp.json')
+      writeFileSync(seccomp, JSON.stringify(containerSeccompProfile()), { mode: 0o644 })
+    } else seccomp = JSON.stringify(containerSeccompProfile())
+    const env: string[] = []
+    for (const [name, value] of Object.entries(local.env ?? {})) env.push(`${name}=${value}`)
+    for (const pattern of local.allowEnv ?? []) {
+      for (const [name, value] of Object.entries(process.env)) {
+        if (value !== undefined && globMatch(pattern, name)) env.push(`${name}=${value}`)
+      }
+    }
+    return {
+      Image: config.image,
+      Cmd: [config.agentNode, '-e', AGENT_BOOTSTRAP],
+      Env: env,
+      WorkingDir: local.cwd,
+      User: config.user,
+      Labels: { [OWNER_LABEL]: ownerValue(), [SESSION_LABEL]: this.sessionId },
+      OpenStdin: true,
+      StdinOnce: true,
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      NetworkDisabled: true,
+      HostConfig: {
+        NetworkMode: 'none',
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges', `seccomp=${seccomp}`],
+        ReadonlyRootfs: true,
+        // A working directory that is /tmp itself is the writable /tmp.
+        Tmpfs: {
+          ...(local.cwd === '/tmp' ? {} : { '/tmp': `rw,nosuid,nodev,size=${config.tmpfsBytes}` }),
+          '/run': 'rw,nosuid,nodev,noexec,size=16m',
+        },
+        Binds: binds,
+        Memory: config.memoryBytes,
+        MemorySwap: config.memoryBytes,
+        PidsLimit: config.pidsLimit,
+        Ulimits: [
+          { Name: 'nofile', Soft: config.nofile, Hard: config.nofile },
+          { Name: 'nproc', Soft: config.nproc, Hard: config.nproc },
+        ],
+        Init: true,
+        AutoRemove: true,
+      },
+    }
+  }
+
+  private preflightProblems(facts: ContainerFacts): string[] {
+    const { config } = this
+    const problems: string[] = []
+    if (facts.memoryBytes === null || facts.memoryBytes > config.memoryBytes) problems.push(`limit: memory is ${facts.memoryBytes ?? 'unlimited'}, not ${config.memoryBytes}`)
+    if (facts.memorySwapBytes !== null && facts.memorySwapBytes > config.memoryBytes) problems.push(`limit: memory+swap is ${facts.memorySwapBytes}, not ${config.memoryBytes}`)
+    if (facts.pidsLimit === null || facts.pidsLimit > config.pidsLimit) problems.push(`limit: pids is ${facts.pidsLimit ?? 'unlimited'}, not ${config.pidsLimit}`)
+    if (facts.nofile === null || facts.nofile > config.nofile) problems.push(`limit: open files is ${facts.nofile ?? 'unlimited'}, not ${config.nofile}`)
+    if (!/^0+$/.test(facts.capEff)) problems.push(`capabilities are not dropped (CapEff ${facts.capEff})`)
+    if (!facts.noNewPrivs) problems.push('no-new-privileges is off')
+    if (facts.seccomp !== 2) problems.push('no seccomp filter is in force')
+    if (facts.userNamespace === true) problems.push('a new user namespace can be created')
+    if (facts.interfaces.length > 0) problems.push(`network interfaces besides lo: ${facts.interfaces.join(', ')}`)
+    if (!facts.readOnlyRoot) problems.push('the root file system is writable')
+    return problems
+  }
+
+  /** Removes labelled containers whose owner process (on this host) is gone; returns them. */
+  private async sweepDeadOwners(): Promise<SweptContainer[]> {
+    const filters = encodeURIComponent(JSON.stringify({ label: [OWNER_LABEL] }))
+    let list: { Id: string; Labels?: Record<string, string> }[]
+    try {
+      list = await this.engine.call('GET', `/containers/json?all=1&filters=${filters}`, undefined, this.config.startTimeoutMs)
+    } catch (error) {
+      this.log('listing containers for the start-up sweep failed', error)
+      return []
+    }
+    const swept: SweptContainer[] = []
+    for (const container of list) {
+      const owner = container.Labels?.[OWNER_LABEL] ?? ''
+      if (ownerAlive(owner)) continue
+      try {
+        await this.engine.call('DELETE', `/containers/${container.Id}?force=1`, undefined, this.config.startTimeoutMs)
+        swept.push({ id: container.Id, owner })
+      } catch (error) {
+        if (!(error instanceof EngineRequestError && error.status === 404)) this.log(`removing the stale container ${container.Id} failed`, error)
+      }
+    }
+    if (swept.length > 0) this.log(`removed ${swept.length} container(s) left by dead owners: ${swept.map((item) => `${item.id.slice(0, 12)} (${item.owner})`).join(', ')}`)
+    return swept
+  }
+
+  private send(message: HostMessage): void {
+    if (this.attachment === null || this.closed) return
+    this.attachment.write(`${JSON.stringify(message)}\n`)
+  }
+
+  private frame(stream: 1 | 2, chunk: Buffer): void {
+    if (stream === 2) {
+      this.log(`container agent: ${chunk.toString('utf8').trimEnd()}`)
+      return
+    }
+    this.lines += chunk.toString('utf8')
+    let newline = this.lines.indexOf('\n')
+    while (newline >= 0) {
+      const line = this.lines.slice(0, newline)
+      this.lines = this.lines.slice(newline + 1)
+      if (line.trim() !== '') {
+        try {
+          this.message(JSON.parse(line) as AgentMessage)
+        } catch (error) {
+          this.log(`container agent sent an unreadable line: ${line.slice(0, 200)}`, error)
+        }
+      }
+      newline = this.lines.indexOf('\n')
+    }
+  }
+
+  private message(message: AgentMessage): void {
+    switch (message.op) {
+      case 'ready':
+        this.ready?.resolve(message.facts)
+        break
+      case 'fatal':
+        this.ready?.reject(new Error(message.message))
+        this.log(`container agent failed: ${message.message}`)
+        break
+      case 'resolved': {
+        const waiter = this.resolving.get(message.id)
+        this.resolving.delete(message.id)
+        if (waiter === undefined) break
+        if (message.value !== undefined) waiter.resolve(Object.freeze({ ...message.value }))
+        else waiter.reject(toError(message.error ?? { name: 'Error', message: 'unknown' }, waiter.cwd))
+        break
+      }
+      case 'started': {
+        const task = this.running.get(message.id)
+        if (task !== undefined) {
+          task.pid = message.pid
+          task.startedAt = message.startedAt
+        }
+        this.starting.get(message.id)?.()
+        this.starting.delete(message.id)
+        break
+      }
+      case 'out':
+        this.running.get(message.id)?.output(message.stream, Buffer.from(message.data, 'base64'))
+        break
+      case 'done': {
+        const task = this.running.get(message.id)
+        this.running.delete(message.id)
+        this.starting.get(message.id)?.()
+        this.starting.delete(message.id)
+        if (task === undefined) break
+        if (message.result !== undefined) {
+          task.completed(Object.freeze({ ...message.result, executorMeta: Object.freeze({ container: this.containerId.slice(0, 12), engine: this.engineKind }) }))
+        } else task.failed(toError(message.error ?? { name: 'Error', message: 'unknown' }, task.cwd) as BashSpawnError)
+        break
+      }
+      case 'swept':
+        this.log(`killed ${message.pids.length} process(es) a stopped command left in the container`)
+        break
+    }
+  }
+
+  /** The attach connection ended: the container (or the engine) is gone; every waiting call ends now. */
+  private lost(error?: Error): void {
+    if (this.closedBecause !== null) return
+    this.closedBecause = error === undefined ? 'the container stopped' : `the connection to the container failed (${error.message})`
+    this.ready?.reject(new Error(this.closedBecause))
+    for (const waiter of this.resolving.values()) waiter.reject(new BashSpawnError(`cannot run the command: ${this.closedBecause}`, waiter.cwd))
+    this.resolving.clear()
+    for (const [id, task] of this.running) this.abandon(id, task, `${this.closedBecause} before the command finished`)
+  }
+
+  private abandon(id: number, task: RemoteTask, why: string): void {
+    this.running.delete(id)
+    this.starting.get(id)?.()
+    this.starting.delete(id)
+    const empty = Object.freeze({ head: '', tail: '', omittedBytes: 0, totalBytes: 0, spill: null })
+    const result: BashResult = Object.freeze({
+      command: task.command,
+      cwd: task.cwd,
+      pid: task.pid,
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+      stopReason: null,
+      timeoutMs: task.timeoutMs,
+      durationMs: Date.now() - task.startedAt,
+      outputCutOff: 'stop',
+      stdout: empty,
+      stderr: empty,
+      note: `Note: ${why}; its output and exit status are unknown, and whatever it changed in the workspace may be partial.`,
+      executorMeta: Object.freeze({ container: this.containerId.slice(0, 12), engine: this.engineKind, lost: true }),
+    })
+    task.completed(result)
+  }
+
+  resolve(request: AgentRequest, background: boolean): Promise<ResolvedBashRequest> {
+    if (this.closed) return Promise.reject(new BashSpawnError(`cannot run the command: ${this.closedBecause}`, this.config.local.cwd))
+    const id = (this.serial += 1)
+    return new Promise((resolve, reject) => {
+      this.resolving.set(id, { resolve, reject, cwd: this.config.local.cwd })
+      this.send({ op: 'resolve', id, request, background })
+    })
+  }
+
+  /** Starts a resolved command; resolves once the agent reports it spawned (or it settled). */
+  async launch(request: ResolvedBashRequest, signal: AbortSignal | undefined, background: boolean): Promise<RemoteTask> {
+    if (this.closed) throw new BashSpawnError(`cannot run the command: ${this.closedBecause}`, request.cwd)
+    const id = (this.serial += 1)
+    const task = new RemoteTask(request.command, request.cwd, request.timeoutMs, this.config.local.outputWindowBytes, () => this.send({ op: 'kill', id }), this.log)
+    this.running.set(id, task)
+    const local = this.config.local
+    const deadline = setTimeout(
+      () => this.abandon(id, task, `the container did not report the end of the command within its timeout and grace (${request.timeoutMs + local.killGraceMs + local.drainTimeoutMs + HOST_DEADLINE_SLACK_MS} ms)`),
+      request.timeoutMs + local.killGraceMs + local.drainTimeoutMs + HOST_DEADLINE_SLACK_MS,
+    )
+    deadline.unref()
+    const onAbort = (): void => this.send({ op: 'abort', id })
+    signal?.addEventListener('abort', onAbort, { once: true })
+    void task.done.then(() => {
+      clearTimeout(deadline)
+      signal?.removeEventListener('abort', onAbort)
+    })
+    const started = new Promise<void>((resolve) => this.starting.set(id, resolve))
+    this.send({ op: 'run', id, request: { command: request.command, cwd: request.cwd, timeoutMs: request.timeoutMs }, background })
+    if (signal?.aborted === true) this.send({ op: 'abort', id })
+    await started
+    return task
+  }
+
+  /** Stops the agent (every command ends with `dispose`), then removes the container. */
+  async close(): Promise<void> {
+    const attachment = this.attachment
+    if (attachment !== null && !this.closed) {
+      const pending = [...this.running.values()].map((task) => task.done)
+      this.send({ op: 'exit' })
+      attachment.end()
+      const bound = new Promise((resolve) => setTimeout(resolve, this.config.local.killGraceMs + this.config.local.drainTimeoutMs + 3_000).unref())
+      await Promise.race([Promise.all(pending), bound])
+    }
+    this.lost()
+    attachment?.destroy()
+    if (this.containerId !== '') {
+      try {
+        await this.engine.call('DELETE', `/containers/${this.containerId}?force=1`, undefined, this.config.startTimeoutMs)
+      } catch (error) {
+        if (!(error instanceof EngineRequestError && (error.status === 404 || error.status === 409))) this.log('removing the session container failed', error)
+      }
+    }
+    if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
+    this.privateDir = null
+  }
+
+  /** At host exit: drop the connection (the agent sees its stdin end and the container goes) and remove private files. */
+  killNow(): void {
+    this.attachment?.destroy()
+    if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
+  }
+}
+
+/** `*` globs, case-sensitive, as the local executor's `allowEnv`. */
+function globMatch(pattern: string, name: string): boolean {
+  if (!pattern.includes('*')) return pattern === name
+  const expression = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+  return expression.test(name)
+}

@@ -1,0 +1,169 @@
+// Leaks, zero tolerance, and honest failure: what a stopped command left (setsid, double-fork, TERM-trapping
+// children) is gone; after disposal no labelled container is left; a SIGKILL of the host takes the container
+// within 2 s; a container that dies under a command ends the call with a note; the start-up sweep removes the
+// containers of dead owners.
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { build } from 'esbuild'
+import { Context } from 'cordis'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { ContainerBashExecutor } from './container-bash-executor.js'
+import { OWNER_LABEL, SESSION_LABEL } from './container-session.js'
+import { EngineClient } from './engine-client.js'
+import { describeInContainer, engineOptions, engineSocket, processesWith } from './test-support.js'
+
+const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ct-leaks-')))
+afterAll(() => rmSync(base, { recursive: true, force: true }))
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+let counter = 0
+const unique = (): string => `9${(counter += 1)}${process.pid % 991}`
+
+/** A command whose children try every way out of the command's tree: setsid, a double fork, a TERM trap. */
+const escaping = (mark: string): string =>
+  `setsid sleep ${mark} & (setsid bash -c 'sleep ${mark} & :' &) ; bash -c 'trap "" TERM; sleep ${mark}' & echo started; sleep ${mark}`
+
+async function labelled(label: string, value: string): Promise<string[]> {
+  const engine = new EngineClient({ socketPath: engineSocket })
+  const filters = encodeURIComponent(JSON.stringify({ label: [`${label}=${value}`] }))
+  const list = await engine.call<{ Id: string }[]>('GET', `/containers/json?all=1&filters=${filters}`)
+  return list.map((item) => item.Id)
+}
+
+describeInContainer(() => {
+  describe('what a stopped command left is gone', () => {
+    let ctx: Context
+    let executor: ContainerBashExecutor
+    beforeAll(async () => {
+      ctx = new Context()
+      await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base, killGraceMs: 300 })
+      executor = ctx.bash as ContainerBashExecutor
+    })
+    afterAll(() => ctx.registry.delete(ContainerBashExecutor))
+
+    const onlyAgentLeft = async (): Promise<void> => {
+      const listing = await executor.run({ command: 'ps -eo pid=,ppid=,args=' })
+      const lines = listing.stdout.head.trim().split('\n').map((line) => line.trim())
+      // pid 1 (the init), the agent, and this listing's own shell and ps.
+      expect(lines.filter((line) => !/^\d+\s+\d+\s+(\/run\/podman-init|\/sbin\/docker-init|\/dev\/init|\S*node -e|\/usr\/bin\/bash --noprofile --norc -c ps|ps -eo)/.test(line))).toEqual([])
+      expect(lines.length).toBeLessThanOrEqual(4)
+    }
+
+    it('after a timeout', async () => {
+      const mark = unique()
+      const result = await executor.run({ command: escaping(mark), timeoutMs: 700 })
+      expect(result.timedOut).toBe(true)
+      expect(processesWith(mark)).toEqual([])
+      await onlyAgentLeft()
+    })
+
+    it('after an abort', async () => {
+      const mark = unique()
+      const controller = new AbortController()
+      const running = executor.run({ command: escaping(mark), signal: controller.signal })
+      for (let attempt = 0; attempt < 100 && processesWith(mark).length < 4; attempt += 1) await sleep(50)
+      controller.abort()
+      expect((await running).aborted).toBe(true)
+      expect(processesWith(mark)).toEqual([])
+      await onlyAgentLeft()
+    })
+
+    it('after a kill of a background task', async () => {
+      const mark = unique()
+      const task = await executor.start({ command: escaping(mark) })
+      for (let attempt = 0; attempt < 100 && processesWith(mark).length < 4; attempt += 1) await sleep(50)
+      const outcome = await task.kill()
+      expect(outcome.status === 'completed' && outcome.result.stopReason).toBe('kill')
+      expect(processesWith(mark)).toEqual([])
+      await onlyAgentLeft()
+    })
+
+    it('the local executor (the control) leaves the escaped ones running', async () => {
+      const { LocalBashExecutor } = await import('@dsh/tool-bash')
+      const local = new Context()
+      await local.plugin(LocalBashExecutor, { cwd: base, killGraceMs: 300 })
+      const mark = unique()
+      await local.bash.run({ command: escaping(mark), timeoutMs: 700 })
+      const left = processesWith(mark)
+      for (const pid of left) process.kill(pid, 'SIGKILL')
+      await local.registry.delete(LocalBashExecutor)
+      expect(left.length).toBeGreaterThan(0)
+    })
+  })
+
+  it('after disposal no labelled container is left', async () => {
+    const ctx = new Context()
+    const fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base })
+    const executor = ctx.bash as ContainerBashExecutor
+    expect((await executor.run({ command: 'true' })).executorMeta).toMatchObject({ container: executor.containerId.slice(0, 12) })
+    const engine = new EngineClient({ socketPath: engineSocket })
+    const inspected = await engine.call<{ Config: { Labels: Record<string, string> } }>('GET', `/containers/${executor.containerId}/json`)
+    const session = inspected.Config.Labels[SESSION_LABEL] ?? ''
+    expect(inspected.Config.Labels[OWNER_LABEL]).toBe(`${hostname()}/${process.pid}`)
+    expect(await labelled(SESSION_LABEL, session)).toHaveLength(1)
+    await fiber.dispose()
+    expect(await labelled(SESSION_LABEL, session)).toEqual([])
+  })
+
+  it('a container that dies under a command ends the call at once, with a note', async () => {
+    const ctx = new Context()
+    const fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base })
+    const executor = ctx.bash as ContainerBashExecutor
+    const running = executor.run({ command: 'sleep 60' })
+    await sleep(300)
+    const started = Date.now()
+    await new EngineClient({ socketPath: engineSocket }).call('DELETE', `/containers/${executor.containerId}?force=1`)
+    const result = await running
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(result.note).toMatch(/before the command finished; its output and exit status are unknown/)
+    await expect(executor.run({ command: 'true' })).rejects.toMatchObject({ code: 'BASH_SPAWN_FAILED' })
+    await fiber.dispose()
+  })
+
+  it('a SIGKILL of the host takes the container (and what ran in it) within 2 s', async () => {
+    mkdirSync(join(import.meta.dirname, '..', '.tmp'), { recursive: true })
+    const script = join(import.meta.dirname, '..', '.tmp', `owner-${process.pid}.mjs`)
+    onTestFinished(() => rmSync(script, { force: true }))
+    await build({
+      stdin: {
+        contents: `import { Context } from 'cordis'
+import { ContainerBashExecutor } from './container-bash-executor.ts'
+const ctx = new Context()
+await ctx.plugin(ContainerBashExecutor, JSON.parse(process.argv[2]))
+await ctx.bash.start({ command: 'setsid sleep ' + process.argv[3] + ' & sleep ' + process.argv[3] })
+console.log(ctx.bash.containerId)
+setInterval(() => {}, 1000)`,
+        resolveDir: import.meta.dirname,
+        loader: 'ts',
+      },
+      outfile: script,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      logLevel: 'silent',
+    })
+    const mark = unique()
+    const owner = spawn(process.execPath, [script, JSON.stringify({ ...engineOptions(), cwd: base }), mark], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: join(import.meta.dirname, '..'),
+    })
+    const id = await new Promise<string>((resolve, reject) => {
+      owner.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()))
+      owner.once('exit', (code) => reject(new Error(`the owner exited (${code})`)))
+    })
+    for (let attempt = 0; attempt < 100 && processesWith(mark).length < 2; attempt += 1) await sleep(50)
+    expect(processesWith(mark).length).toBeGreaterThanOrEqual(2)
+    const session = await new EngineClient({ socketPath: engineSocket }).call<{ Config: { Labels: Record<string, string> } }>('GET', `/containers/${id}/json`)
+    owner.kill('SIGKILL')
+    const killed = Date.now()
+    let left = [id]
+    while (left.length > 0 && Date.now() - killed < 2_000) {
+      await sleep(50)
+      left = await labelled(SESSION_LABEL, session.Config.Labels[SESSION_LABEL] ?? '')
+    }
+    expect(left).toEqual([])
+    expect(processesWith(mark)).toEqual([])
+  })
+})
