@@ -62,6 +62,15 @@ else
 fi
 export DSH_SANDBOX_FINGERPRINT
 
+# The same for the container engine of @dsh/tool-bash-container's tests (.ci/run starts one and exports its socket and
+# image; turbo passes both through to the tests, and hashes this fingerprint instead of the socket's temporary path).
+if [ -n "${DSH_CONTAINER_SOCKET:-}" ] && [ -S "$DSH_CONTAINER_SOCKET" ]; then
+  DSH_CONTAINER_FINGERPRINT="engine ${DSH_CONTAINER_IMAGE:-no image}; uid $(id -u)"
+else
+  DSH_CONTAINER_FINGERPRINT=absent # the container tests are left out (the summary says so); with CI=true they fail
+fi
+export DSH_CONTAINER_FINGERPRINT
+
 phase "structure"
 node tooling/check-structure.mjs
 
