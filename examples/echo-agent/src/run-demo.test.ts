@@ -35,6 +35,31 @@ describe('runDemo', () => {
  */
 const sandboxDeclared = process.env['CI'] === 'true' || spawnSync('bwrap', ['--version']).status === 0
 
+/**
+ * The run in a container needs an engine: under CI, .ci/run starts one and exports its socket and image (missing, the
+ * run fails naming the fix); elsewhere it is declared only when both are set (.ci/container-engine.sh start DIR).
+ */
+const containerSocket = process.env['DSH_CONTAINER_SOCKET']
+const containerImage = process.env['DSH_CONTAINER_IMAGE']
+if (process.env['CI'] === 'true' || (containerSocket !== undefined && containerImage !== undefined)) {
+  describe('in a session container', () => {
+    it('plays the whole script with the commands in a container (npm run demo -- --container)', async () => {
+      expect(containerSocket, 'DSH_CONTAINER_SOCKET is not set: .ci/run starts the engine (.ci/container-engine.sh)').toBeDefined()
+      const warnings: string[] = []
+      const lines: string[] = []
+      const outcome = await runDemo({
+        container: { socketPath: containerSocket as string, image: containerImage as string },
+        write: (line) => lines.push(line),
+        warn: (line) => warnings.push(line),
+      })
+      expect(warnings).toEqual([])
+      expect(outcome.problems).toEqual([])
+      expect(outcome.exitCode).toBe(0)
+      expect(outcome.session?.steps).toHaveLength(15)
+    }, RUN_TIMEOUT_MS)
+  })
+}
+
 if (sandboxDeclared) {
   describe('in a bubblewrap sandbox', () => {
     it('plays the whole script with the commands in bubblewrap (npm run demo -- --sandbox)', async () => {

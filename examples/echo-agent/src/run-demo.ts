@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { TimeoutPolicy } from '@dsh/timeout-policy'
 import { BashTools, LocalBashExecutor } from '@dsh/tool-bash'
 import { SandboxedBashExecutor } from '@dsh/tool-bash-sandbox'
+import { ContainerBashExecutor } from '@dsh/tool-bash-container'
 import { CodeMode } from '@dsh/code-mode'
 import { TaskService } from '@dsh/tool-tasks'
 import type { Agent } from '@dsh/tools-core'
@@ -40,6 +41,12 @@ export interface DemoOptions {
    * instead of the local executor. The run fails with the sandbox's reason and fix when it cannot start. Default: false.
    */
   readonly sandbox?: boolean | undefined
+  /**
+   * Run the model's commands in a session container (`ContainerBashExecutor` of `@dsh/tool-bash-container`) on the
+   * engine at `socketPath` (podman or Docker), from `image`; the workspace is bind-mounted at its own path. The run
+   * fails with the engine's reason and fix when it cannot start. Default: the local executor.
+   */
+  readonly container?: { readonly socketPath: string; readonly image: string } | undefined
   /**
    * Trace every call with `@dsh/tools-otel` (an OpenTelemetry SDK with an in-memory exporter) and print the span tree
    * of the session after it. Default: false.
@@ -120,7 +127,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoOutcome> {
     await ctx.plugin(TaskService)
     // The executor seam (ctx.bash) and the model-facing bash, bash_output and bash_kill tools over it.
     const executorConfig = { cwd: workspace, defaultTimeoutMs: 10_000, killGraceMs: 500 }
-    if (options.sandbox === true) await ctx.plugin(SandboxedBashExecutor, executorConfig)
+    if (options.container !== undefined) {
+      await ctx.plugin(ContainerBashExecutor, { ...executorConfig, engine: { socketPath: options.container.socketPath }, image: options.container.image })
+    } else if (options.sandbox === true) await ctx.plugin(SandboxedBashExecutor, executorConfig)
     else await ctx.plugin(LocalBashExecutor, executorConfig)
     await ctx.plugin(BashTools)
     await ctx.plugin(echoTool)
