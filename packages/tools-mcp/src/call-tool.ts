@@ -11,6 +11,7 @@ import { followServerTask } from './server-task.js'
 import { SessionFailure } from './session-types.js'
 import { isRecord } from './is-record.js'
 import { withoutRunInBackground } from './task-policy.js'
+import { traceMeta } from './trace-context.js'
 
 const isPlainObject: (value: unknown) => value is JsonObject = isRecord
 
@@ -111,6 +112,8 @@ export async function callServerTool(connection: ServerConnection, plan: Planned
   const budget = callBudget(connection.config, plan.wireName)
   const server = connection.config.id
   const where = `the MCP tool ${JSON.stringify(plan.wireName)} of server ${JSON.stringify(server)}`
+  // Read in the body's context (a telemetry plugin's body span is active): the server's spans join this trace.
+  const meta = await traceMeta()
   // The SDK's maxTotalTimeout is only checked when progress arrives: the hard cap is a timer of our own.
   const cap = new AbortController()
   const timer = setTimeout(() => cap.abort(new Error(`the call ran past its cap of ${budget.totalMs} ms`)), budget.totalMs)
@@ -123,6 +126,7 @@ export async function callServerTool(connection: ServerConnection, plan: Planned
           signal,
           idleTimeoutMs: budget.idleMs,
           totalTimeoutMs: budget.totalMs,
+          meta,
           onProgress: (progress) =>
             connection.emitProgress({ server, name: plan.name, callId: exec.callId, ...boundedProgress(progress) }),
           // The task lives no longer than the call may.

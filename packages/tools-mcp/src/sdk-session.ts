@@ -516,11 +516,12 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
         // Required for the SDK to send a progressToken at all; without one the deadline never resets.
         onprogress: (update: { progress: number; total?: number | undefined; message?: string | undefined }) => call.onProgress(update),
       }
+      const meta = call.meta === undefined || Object.keys(call.meta).length === 0 ? {} : { _meta: { ...call.meta } }
       if (era === 'legacy' && call.task !== undefined) {
         // 2025-11-25 task augmentation, which the SDK has no runtime for: a raw request, its answer read here.
         let answer: Record<string, unknown>
         try {
-          answer = await client.request({ method: 'tools/call', params: { name: tool.name, arguments: args, task: { ttl: call.task.ttlMs } } }, unparsed, progress)
+          answer = await client.request({ method: 'tools/call', params: { name: tool.name, arguments: args, task: { ttl: call.task.ttlMs }, ...meta } }, unparsed, progress)
         } catch (error) {
           throw classifySdkError(error)
         }
@@ -529,7 +530,7 @@ export async function openSession(options: OpenSessionOptions): Promise<McpSessi
       }
       try {
         const result = await client.callTool(
-          { name: tool.name, arguments: args },
+          { name: tool.name, arguments: args, ...meta },
           {
             signal: call.signal,
             timeout: call.idleTimeoutMs,

@@ -115,6 +115,8 @@ export interface SessionCallOptions {
   /** Fails the call after this long whatever progress says. */
   readonly totalTimeoutMs: number
   readonly onProgress: (progress: { progress: number; total?: number | undefined; message?: string | undefined }) => void
+  /** Keys to send in the request's `params._meta` (trace context); the SDK adds its `progressToken` beside them. */
+  readonly meta?: Readonly<Record<string, string>> | undefined
 }
 
 /** The budget of one request of a session other than `tools/call`. */

@@ -244,7 +244,7 @@ export function createToolsHttpHandler(ctx: Context, options: ToolsHttpHandlerOp
   const statelessLegacy = sessionful
     ? undefined
     : legacyStatelessFallback(({ authInfo }) => {
-        const { server, dispose } = createToolServer(ctx, { ...options, agent: agentFor(authInfo) }, { notifyOnConnection: false, tasks, taskOwner: () => undefined, onCall })
+        const { server, dispose } = createToolServer(ctx, { ...options, agent: agentFor(authInfo) }, { notifyOnConnection: false, tasks, taskOwner: () => undefined, onCall, transport: 'http' })
         disposers.add(dispose)
         server.onclose = () => (dispose(), disposers.delete(dispose))
         return server
@@ -252,7 +252,7 @@ export function createToolsHttpHandler(ctx: Context, options: ToolsHttpHandlerOp
   // Per-request servers hold no connection to notify on; the handler's listen router does it for every open stream.
   const modern = createMcpHandler(
     ({ authInfo }) => {
-      const { server, dispose } = createToolServer(ctx, { ...options, agent: agentFor(authInfo) }, { notifyOnConnection: false, era: 'modern', approvals, tasks, taskOwner: callerOwner, onCall })
+      const { server, dispose } = createToolServer(ctx, { ...options, agent: agentFor(authInfo) }, { notifyOnConnection: false, era: 'modern', approvals, tasks, taskOwner: callerOwner, onCall, transport: 'http' })
       disposers.add(dispose)
       server.onclose = () => (dispose(), disposers.delete(dispose))
       return server

@@ -17,3 +17,5 @@ export {
   type ServedCaller,
 } from './served-auth.js'
 export type { ServedMetrics } from './served-metrics.js'
+export { servedCallInfo } from './served-call-info.js'
+export { SERVED_CALL_CONTEXT_KEY, type ServedCallInfo } from '../trace-context.js'

@@ -107,7 +107,7 @@ export function createLegacySessions(ctx: Context, options: ToolServerOptions & 
   const statelessDisposers = new Set<() => void>()
   const stateless = legacyStatelessFallback(({ authInfo }) => {
     const caller = authInfo?.extra?.caller as ServedCaller | undefined
-    const { server, dispose } = createToolServer(ctx, { ...options, agent: caller?.agent ?? options.agent }, { notifyOnConnection: false, tasks, taskOwner: () => undefined, onCall })
+    const { server, dispose } = createToolServer(ctx, { ...options, agent: caller?.agent ?? options.agent }, { notifyOnConnection: false, tasks, taskOwner: () => undefined, onCall, transport: 'http' })
     statelessDisposers.add(dispose)
     server.onclose = () => (dispose(), statelessDisposers.delete(dispose))
     return server
@@ -130,7 +130,7 @@ export function createLegacySessions(ctx: Context, options: ToolServerOptions & 
       else session.held = send
     }
     const owner = `session:${id}`
-    const { server, dispose } = createToolServer(ctx, { ...options, agent: caller?.agent ?? options.agent }, { era: 'legacy', deliver, tasks, taskOwner: () => owner, onCall })
+    const { server, dispose } = createToolServer(ctx, { ...options, agent: caller?.agent ?? options.agent }, { era: 'legacy', deliver, tasks, taskOwner: () => owner, onCall, transport: 'http' })
     let ended = false
     const session: Session = {
       callerId: caller?.id,

@@ -4,6 +4,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
   inputResponse,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolResult,
@@ -25,6 +26,7 @@ import {
   type ServedApprovalOptions,
   type ServedStep,
 } from './served-approval.js'
+import { runServedCall } from './served-call-info.js'
 import { declaresTasksExtension, registerTaskHandlers, TASKS_EXTENSION } from './served-task-handlers.js'
 import {
   legacyTaskWire,
@@ -106,6 +108,26 @@ export interface ToolServerWiring {
    * `undefined` for a success). The HTTP entries count calls in flight with it.
    */
   readonly onCall?: (() => (errorCode: string | undefined) => void) | undefined
+  /** How requests reach the server, for `servedCallInfo(exec).transport`. Default: not said. */
+  readonly transport?: 'stdio' | 'http' | undefined
+}
+
+/** What a served call's execution is told of the request that started it. */
+interface ServedRequest {
+  /** The request's `params._meta` (trace context). */
+  readonly meta: unknown
+  readonly requestId: string | number
+  readonly sessionId: string | undefined
+  readonly protocolVersion: string | undefined
+}
+
+/** One `ctx.tools.execute` of a served call. */
+interface ServedExecution {
+  readonly name: string
+  readonly args: unknown
+  readonly signal: AbortSignal
+  readonly approval: ToolCallApprover | undefined
+  readonly request: ServedRequest
 }
 
 /**
@@ -318,11 +340,24 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     }
   })
 
-  const execute = (name: string, args: unknown, signal: AbortSignal, approval: ToolCallApprover | undefined): Promise<ToolExecutionResult> => {
+  const requestOf = (context: ServerContext): ServedRequest => {
+    const revision = (context.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY]
+    return {
+      meta: context.mcpReq._meta,
+      requestId: context.mcpReq.id,
+      sessionId: context.sessionId,
+      // A 2026-07-28 request names its revision; a 2025-era connection negotiated one at initialize.
+      protocolVersion: typeof revision === 'string' ? revision : server.getNegotiatedProtocolVersion(),
+    }
+  }
+  const execute = ({ name, args, signal, approval, request }: ServedExecution): Promise<ToolExecutionResult> => {
     callCounter += 1
+    const callId = `mcp_${callCounter}`
     const callOptions: ToolExecuteOptions | undefined = approval === undefined ? undefined : { approval }
     const ended = wiring.onCall?.()
-    const pending = tools.execute({ callId: `mcp_${callCounter}`, name, arguments: args, agent, signal }, callOptions)
+    const { meta, ...said } = request
+    const info = { callId, method: 'tools/call' as const, ...said, transport: wiring.transport }
+    const pending = runServedCall(info, meta, () => tools.execute({ callId, name, arguments: args, agent, signal }, callOptions))
     if (ended === undefined) return pending
     return pending.then(
       (result) => (ended(result.isError ? (result.error?.code ?? 'TOOL_ERROR') : undefined), result),
@@ -393,7 +428,7 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     return finish(call.name, step.result)
   }
   /** A task-augmented 2025-11-25 call: the task is created before the answer, the call runs under its signal. */
-  const startLegacyTask = (name: string, args: unknown, ttl: unknown, owner: string): Record<string, unknown> => {
+  const startLegacyTask = (name: string, args: unknown, ttl: unknown, owner: string, request: ServedRequest): Record<string, unknown> => {
     const store = taskStore as ServedTasks
     const policy = taskPolicyOf(tools.get(name, agent))
     if (policy === undefined) {
@@ -408,7 +443,7 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
       })
     }
     const approval = approvalSettings.mode === 'host' ? undefined : () => inTask
-    void execute(name, args, task.signal, approval).then(
+    void execute({ name, args, signal: task.signal, approval, request }).then(
       (result) => task.finish(taskOutcomeOf(name, result)),
       (error: unknown) => task.finish({ kind: 'error', error: { code: ProtocolErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) } }),
     )
@@ -419,6 +454,7 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
     const { name } = request.params
     const args = request.params.arguments ?? {}
     const startedAt = Date.now()
+    const served = requestOf(context)
     const state = context.mcpReq.requestState()
     if (typeof state === 'string') {
       // A 2026-07-28 client retries a call with its answer to our approval request.
@@ -441,9 +477,9 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
       const owner = ownerOf(context)
       // A receiver that serves no tasks to this request processes it normally, ignoring `task` (2025-11-25).
       if (typeof taskParam === 'object' && taskParam !== null && owner !== undefined) {
-        return startLegacyTask(name, args, (taskParam as { ttl?: unknown }).ttl, owner) as unknown as CallToolResult
+        return startLegacyTask(name, args, (taskParam as { ttl?: unknown }).ttl, owner, served) as unknown as CallToolResult
       }
-      if (approvalSettings.mode === 'host') return finish(name, await execute(name, args, context.mcpReq.signal, undefined))
+      if (approvalSettings.mode === 'host') return finish(name, await execute({ name, args, signal: context.mcpReq.signal, approval: undefined, request: served }))
       // 2025 era: ask within the call (elicitation/create on this request's stream), under the call's own signal.
       const ask: ToolCallApprover = async (approvalRequest) => {
         if (!supportsFormElicitation(server.getClientCapabilities())) return noElicitation
@@ -454,15 +490,15 @@ export function createToolServer(ctx: Context, options: ToolServerOptions = {}, 
           return { outcome: 'unavailable', reason: `the MCP client did not answer the approval request (${error instanceof Error ? error.message : String(error)})` }
         }
       }
-      return finish(name, await execute(name, args, context.mcpReq.signal, ask))
+      return finish(name, await execute({ name, args, signal: context.mcpReq.signal, approval: ask, request: served }))
     }
     // 2026-07-28: an ask ends this round with input_required; the call waits in `approvals` for the client's retry.
     const call = new ServedCall(name, jsonText(args))
-    if (approvalSettings.mode === 'host') call.run((signal) => execute(name, args, signal, undefined))
+    if (approvalSettings.mode === 'host') call.run((signal) => execute({ name, args, signal, approval: undefined, request: served }))
     else {
       const waitForClient = approvals.approverFor(call)
       const canElicit = supportsFormElicitation((envelope as Record<string, unknown>)[CLIENT_CAPABILITIES_META_KEY])
-      call.run((signal) => execute(name, args, signal, canElicit ? waitForClient : () => noElicitation))
+      call.run((signal) => execute({ name, args, signal, approval: canElicit ? waitForClient : () => noElicitation, request: served }))
     }
     return round(call, context.mcpReq.signal, planFor(name, context, startedAt))
   })

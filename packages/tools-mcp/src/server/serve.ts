@@ -38,7 +38,7 @@ export async function serveToolsStdio(ctx: Context, options: ToolServerOptions =
     handle = serveStdio(
       ({ era }) => {
         // A discovery probe's instance may be dropped unconnected: its listener goes with close() at the latest.
-        const { server, dispose } = createToolServer(ctx, options, { era, approvals, tasks, taskOwner: () => 'stdio' })
+        const { server, dispose } = createToolServer(ctx, options, { era, approvals, tasks, taskOwner: () => 'stdio', transport: 'stdio' })
         disposers.add(dispose)
         server.onclose = () => (dispose(), disposers.delete(dispose))
         return server
