@@ -22,10 +22,18 @@ export const ATTR = Object.freeze({
   GEN_AI_TOOL_CALL_RESULT: 'gen_ai.tool.call.result',
   /** The result code of a failed call (`GUARD_DENIED`, `TOOL_TIMEOUT`, …); absent on success. */
   ERROR_TYPE: 'error.type',
-  /** `tools/call` on a call of an MCP server's tool (MCP). */
+  /** `tools/call` on a call of an MCP server's tool, and on a call served over MCP (MCP). */
   MCP_METHOD_NAME: 'mcp.method.name',
-  /** The protocol version of the connection, when the era says it (`2026-07-28`) (MCP). */
+  /** The protocol version of the connection or request, when known (`2026-07-28`, `2025-11-25`) (MCP). */
   MCP_PROTOCOL_VERSION: 'mcp.protocol.version',
+  /** A served call's 2025-era session id (MCP). */
+  MCP_SESSION_ID: 'mcp.session.id',
+  /** A served call's JSON-RPC request id, as a string (MCP, JSON-RPC). */
+  JSONRPC_REQUEST_ID: 'jsonrpc.request.id',
+  /** How a served call's request arrived: `pipe` (stdio) or `tcp` (HTTP) (MCP, network). */
+  NETWORK_TRANSPORT: 'network.transport',
+  /** `http` for a served call that arrived over HTTP (MCP, network). */
+  NETWORK_PROTOCOL_NAME: 'network.protocol.name',
   /** The configured id of the MCP server a tool belongs to. */
   DSH_MCP_SERVER: 'dsh.mcp.server',
   /** The tool's name on the MCP wire (the registry name may be mapped). */
@@ -75,6 +83,12 @@ export const METRIC = Object.freeze({
   /** Counter: calls denied by policy, by code (`DENIED`, `GUARD_DENIED`, `APPROVAL_*`, `INVALID_DECISION`). */
   TOOL_DENIALS: 'dsh.tool.denials',
 })
+
+/**
+ * The OpenTelemetry context key under which `@dsh/tools-mcp/server` sets a served call's request (its
+ * `ServedCallInfo`) while the registry runs it: `createContextKey(SERVED_CALL_CONTEXT_KEY)` is `Symbol.for` of it.
+ */
+export const SERVED_CALL_CONTEXT_KEY = 'dsh.mcp.served_call'
 
 /** The instrumentation scope name (tracer and meter). */
 export const INSTRUMENTATION_SCOPE = '@dsh/tools-otel'

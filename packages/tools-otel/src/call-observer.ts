@@ -13,7 +13,7 @@ import {
   type SpanContext,
   type Tracer,
 } from '@opentelemetry/api'
-import { ATTR, EVENT } from './attributes.js'
+import { ATTR, EVENT, SERVED_CALL_CONTEXT_KEY } from './attributes.js'
 import { boundText } from './bound-text.js'
 import type { ResolvedOtelConfig } from './config.js'
 
@@ -33,6 +33,9 @@ interface McpToolInfo {
   readonly wireName: string
   readonly protocolVersion: string | undefined
 }
+
+/** The served call's request, as `@dsh/tools-mcp/server` sets it in the context (its `ServedCallInfo`). */
+const SERVED_CALL = Symbol.for(SERVED_CALL_CONTEXT_KEY)
 
 /** The part of a task snapshot (`@dsh/tool-tasks`) the plugin reads. */
 interface SettledTask {
@@ -74,6 +77,30 @@ function outcomeOf(result: ToolExecutionResult): { readonly code: string | undef
 }
 
 /**
+ * The MCP server attributes of a call `@dsh/tools-mcp/server` serves: read from the value it sets in the context the
+ * registry runs the call in, when that value names this very call (a sub-call inherits the context, not the id).
+ */
+function servedAttributes(exec: Readonly<ToolExecution>, parent: OtelContext): Attributes | undefined {
+  if (exec.parent !== undefined) return undefined
+  const info = parent.getValue(SERVED_CALL)
+  if (ownValue(info, 'callId') !== exec.callId || typeof exec.callId !== 'string') return undefined
+  const attributes: Attributes = { [ATTR.MCP_METHOD_NAME]: 'tools/call' }
+  const requestId = ownValue(info, 'requestId')
+  if (typeof requestId === 'string' || typeof requestId === 'number') attributes[ATTR.JSONRPC_REQUEST_ID] = String(requestId)
+  const sessionId = ownValue(info, 'sessionId')
+  if (typeof sessionId === 'string') attributes[ATTR.MCP_SESSION_ID] = sessionId
+  const protocolVersion = ownValue(info, 'protocolVersion')
+  if (typeof protocolVersion === 'string') attributes[ATTR.MCP_PROTOCOL_VERSION] = protocolVersion
+  const transport = ownValue(info, 'transport')
+  if (transport === 'stdio') attributes[ATTR.NETWORK_TRANSPORT] = 'pipe'
+  else if (transport === 'http') {
+    attributes[ATTR.NETWORK_TRANSPORT] = 'tcp'
+    attributes[ATTR.NETWORK_PROTOCOL_NAME] = 'http'
+  }
+  return attributes
+}
+
+/**
  * The listeners of the plugin: one span per call from its first observed stage to its result, with the stages
  * that take time (approval, the body) as child spans and the others (policy, dispatch, review) as events.
  */
@@ -94,6 +121,10 @@ export class CallObserver {
     private readonly warn: (message: string, error: unknown) => void,
   ) {}
 
+  private mcpToolOf(name: string): McpToolInfo | undefined {
+    return this.mcpTools.size === 0 ? undefined : this.mcpTools.get(name)
+  }
+
   private open(exec: Readonly<ToolExecution>, parent: OtelContext, attributes: Attributes): CallTrace {
     const name = safeName(exec.name)
     attributes[ATTR.GEN_AI_OPERATION_NAME] = 'execute_tool'
@@ -101,7 +132,7 @@ export class CallObserver {
     if (typeof exec.callId === 'string') attributes[ATTR.GEN_AI_TOOL_CALL_ID] = exec.callId
     const agentId = ownValue(exec.agent, 'id')
     if (typeof agentId === 'string') attributes[ATTR.GEN_AI_AGENT_ID] = agentId
-    const mcp = this.mcpTools.size === 0 ? undefined : this.mcpTools.get(name)
+    const mcp = this.mcpToolOf(name)
     if (mcp === undefined) attributes[ATTR.GEN_AI_TOOL_TYPE] = 'function'
     else {
       attributes[ATTR.GEN_AI_TOOL_TYPE] = 'extension'
@@ -110,7 +141,10 @@ export class CallObserver {
       attributes[ATTR.DSH_MCP_TOOL_WIRE_NAME] = mcp.wireName
       if (mcp.protocolVersion !== undefined) attributes[ATTR.MCP_PROTOCOL_VERSION] = mcp.protocolVersion
     }
-    const span = this.tracer.startSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, parent)
+    const served = servedAttributes(exec, parent)
+    if (served !== undefined) Object.assign(attributes, served)
+    const kind = served === undefined ? SpanKind.INTERNAL : SpanKind.SERVER
+    const span = this.tracer.startSpan(`execute_tool ${name}`, { kind, attributes }, parent)
     return { span, context: trace.setSpan(parent, span), name, started: performance.now(), approval: undefined }
   }
 
@@ -186,7 +220,16 @@ export class CallObserver {
   readonly body = (exec: ToolExecution, next: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult> => {
     const call = this.calls.get(exec)
     if (call === undefined) return next()
-    const span = this.tracer.startSpan(`body ${call.name}`, { attributes: { [ATTR.DSH_STAGE]: 'body' } }, call.context)
+    // An MCP server's tool: the body is the tools/call request, the MCP client span whose context goes in its _meta.
+    const mcp = this.mcpToolOf(call.name)
+    const attributes: Attributes = { [ATTR.DSH_STAGE]: 'body' }
+    if (mcp !== undefined) {
+      attributes[ATTR.MCP_METHOD_NAME] = 'tools/call'
+      attributes[ATTR.GEN_AI_TOOL_NAME] = mcp.wireName
+      if (mcp.protocolVersion !== undefined) attributes[ATTR.MCP_PROTOCOL_VERSION] = mcp.protocolVersion
+    }
+    const kind = mcp === undefined ? SpanKind.INTERNAL : SpanKind.CLIENT
+    const span = this.tracer.startSpan(`body ${call.name}`, { kind, attributes }, call.context)
     const settled = Promise.resolve(otelContext.with(trace.setSpan(call.context, span), next))
     return settled.then(
       (result) => {
