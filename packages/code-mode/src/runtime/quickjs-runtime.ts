@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import type { CodeCallOutcome, CodeLimits, CodeOutcome, CodeRunRequest, CodeRuntime } from '../code-runtime.js'
 import type { CompiledWasm, HostToWorker, WorkerData, WorkerToHost } from './worker-protocol.js'
+import { checkCallOutcome, checkLimits } from '../runtime-checks.js'
 
 const { compile: compileWasm } = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<CompiledWasm> } })
   .WebAssembly
@@ -34,26 +35,6 @@ type Settle = (outcome: CodeOutcome, recycle: boolean) => void
 
 function aborted(message = 'the run was aborted'): CodeOutcome {
   return { ok: false, kind: 'aborted', message }
-}
-
-function checkLimits(limits: CodeLimits): string | undefined {
-  for (const key of ['memoryBytes', 'cpuMs', 'wallMs', 'stackBytes', 'maxArgBytes', 'maxLogBytes', 'maxValueBytes'] as const) {
-    const value: unknown = limits?.[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return `limits.${key} must be a positive number`
-  }
-  return undefined
-}
-
-function checkCallOutcome(outcome: unknown): CodeCallOutcome {
-  const candidate = outcome as CodeCallOutcome | undefined
-  if (candidate?.ok === true && typeof candidate.json === 'string') return { ok: true, json: candidate.json }
-  if (candidate?.ok === false && typeof candidate.error === 'object' && candidate.error !== null) {
-    const { name, code, message } = candidate.error
-    if (typeof name === 'string' && typeof code === 'string' && typeof message === 'string') {
-      return { ok: false, error: { name, code, message } }
-    }
-  }
-  return { ok: false, error: { name: 'Error', code: 'TOOL_FAILED', message: 'the sub-call failed in the host' } }
 }
 
 /** Where the worker's code is: the built file beside the bundle, or the TypeScript source under a loader in tests. */

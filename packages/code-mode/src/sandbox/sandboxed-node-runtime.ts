@@ -4,6 +4,7 @@ import { buildSeccompProgram, currentSeccompArch, encodeSeccompProgram } from '@
 import type { CodeCallOutcome, CodeLimits, CodeOutcome, CodeRunRequest, CodeRuntime } from '../code-runtime.js'
 import { nodeRunnerSource } from './node-runner.js'
 import { CLOCK_TICKS_PER_SECOND, descendants, findExecutable, inheritedDescriptors, readStat, systemMounts } from './sandbox-launch.js'
+import { checkCallOutcome, checkLimits } from '../runtime-checks.js'
 
 /** The largest V8 stack a program gets, whatever `limits.stackBytes` asks (the process's own stack is 8 MiB). */
 export const SANDBOXED_NODE_MAX_STACK_BYTES = 4 * 1024 * 1024
@@ -87,24 +88,6 @@ function aborted(message = 'the run was aborted'): CodeOutcome {
 
 function failed(kind: 'error' | 'timeout' | 'memory', message: string): CodeOutcome {
   return { ok: false, kind, message }
-}
-
-function checkLimits(limits: CodeLimits): string | undefined {
-  for (const key of ['memoryBytes', 'cpuMs', 'wallMs', 'stackBytes', 'maxArgBytes', 'maxLogBytes', 'maxValueBytes'] as const) {
-    const value: unknown = limits?.[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return `limits.${key} must be a positive number`
-  }
-  return undefined
-}
-
-function checkCallOutcome(outcome: unknown): CodeCallOutcome {
-  const candidate = outcome as CodeCallOutcome | undefined
-  if (candidate?.ok === true && typeof candidate.json === 'string') return { ok: true, json: candidate.json }
-  if (candidate?.ok === false && typeof candidate.error === 'object' && candidate.error !== null) {
-    const { name, code, message } = candidate.error
-    if (typeof name === 'string' && typeof code === 'string' && typeof message === 'string') return { ok: false, error: { name, code, message } }
-  }
-  return { ok: false, error: { name: 'Error', code: 'TOOL_FAILED', message: 'the sub-call failed in the host' } }
 }
 
 function isJsonText(text: string): boolean {
