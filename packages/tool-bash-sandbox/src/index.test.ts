@@ -34,6 +34,7 @@ describe('public surface', () => {
         'describeResourceLimits',
         'describeSandboxPolicy',
         'encodeSeccompProgram',
+        'inheritableDescriptors',
         'isNetworkAllowed',
         'isPrivateAddress',
         'isWithin',

@@ -37,6 +37,7 @@ export { describeResourceLimits, type ResourceLimitMechanism, type SandboxResour
 export { SandboxSetupError } from './sandbox-setup-error.js'
 export { SandboxUnavailableError, type SandboxUnavailableCause } from './sandbox-unavailable-error.js'
 export { SandboxedBashExecutor } from './sandboxed-bash-executor.js'
+export { inheritableDescriptors } from './inherited-descriptors.js'
 export { describeSandboxPolicy, policyBlockNote } from './policy-note.js'
 export {
   BPF,

@@ -51,34 +51,6 @@ export function systemMounts(node: string): string[] {
   return args
 }
 
-/** `O_CLOEXEC` in the octal `flags:` line of `/proc/self/fdinfo/<fd>`. */
-const CLOSE_ON_EXEC = 0o2000000
-
-/**
- * This process's descriptors from `from` up that a child would inherit (no close-on-exec): Node makes every descriptor
- * it opens close-on-exec, so these came from whoever started the host. `undefined` when /proc cannot tell.
- */
-export function inheritedDescriptors(from: number): number[] | undefined {
-  let names: string[]
-  try {
-    names = readdirSync('/proc/self/fdinfo')
-  } catch {
-    return undefined
-  }
-  const found: number[] = []
-  for (const name of names) {
-    const fd = Number(name)
-    if (!Number.isInteger(fd) || fd < from) continue
-    try {
-      const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${name}`, 'utf8'))
-      if (flags === null || (Number.parseInt(flags[1] ?? '0', 8) & CLOSE_ON_EXEC) === 0) found.push(fd)
-    } catch {
-      // closed since the listing (the listing's own descriptor)
-    }
-  }
-  return found
-}
-
 /** One process as `/proc/<pid>/stat` shows it: its parent, the CPU time it used (clock ticks), its address space (bytes). */
 interface ProcessStat {
   readonly parent: number

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Readable, Writable } from 'node:stream'
-import { buildSeccompProgram, currentSeccompArch, encodeSeccompProgram } from '@dsh/tool-bash-sandbox'
+import { buildSeccompProgram, currentSeccompArch, encodeSeccompProgram, inheritableDescriptors } from '@dsh/tool-bash-sandbox'
 import type { CodeCallOutcome, CodeLimits, CodeOutcome, CodeRunRequest, CodeRuntime } from '../code-runtime.js'
 import { nodeRunnerSource } from './node-runner.js'
-import { CLOCK_TICKS_PER_SECOND, descendants, findExecutable, inheritedDescriptors, readStat, systemMounts } from './sandbox-launch.js'
+import { CLOCK_TICKS_PER_SECOND, descendants, findExecutable, readStat, systemMounts } from './sandbox-launch.js'
 import { checkCallOutcome, checkLimits } from '../runtime-checks.js'
 
 /** The largest V8 stack a program gets, whatever `limits.stackBytes` asks (the process's own stack is 8 MiB). */
@@ -176,7 +176,7 @@ interface Launch {
  */
 function launch(ready: Ready, rlimits: string[], argv: readonly string[]): Launch {
   const command = [ready.prlimit, ...rlimits, '--', ready.bwrap, ...bwrapArgs(ready, argv)]
-  const inherited = inheritedDescriptors(SECCOMP_FD + 1)
+  const inherited = inheritableDescriptors(SECCOMP_FD + 1)
   const close =
     inherited === undefined
       ? `for fd in /proc/$$/fd/*; do fd=\${fd##*/}; [ "$fd" -gt ${SECCOMP_FD} ] && eval "exec $fd>&-"; done; `
