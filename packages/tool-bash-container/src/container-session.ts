@@ -409,9 +409,27 @@ export class ContainerSession {
       } catch (error) {
         if (!(error instanceof EngineRequestError && (error.status === 404 || error.status === 409))) this.log('removing the session container failed', error)
       }
+      // 409: the engine's auto-removal was already under way. Either way, the container is gone before close() returns.
+      await this.waitGone(this.containerId)
     }
     if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
     this.privateDir = null
+  }
+
+  /** Waits until the engine no longer knows container `id` (bounded by `startTimeoutMs`; past it, logs and returns). */
+  private async waitGone(id: string): Promise<void> {
+    const until = Date.now() + this.config.startTimeoutMs
+    while (Date.now() < until) {
+      try {
+        await this.engine.call('GET', `/containers/${id}/json`, undefined, this.config.startTimeoutMs)
+      } catch (error) {
+        if (error instanceof EngineRequestError && error.status === 404) return
+        this.log('checking that the session container is gone failed', error)
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    this.log(`the session container ${id.slice(0, 12)} was still there ${this.config.startTimeoutMs} ms after its removal`)
   }
 
   /** At host exit: drop the connection (the agent sees its stdin end and the container goes) and remove private files. */
