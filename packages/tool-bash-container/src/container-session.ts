@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BashRequestError, BashSpawnError, type BashResult, type ResolvedBashRequest } from '@dsh/tool-bash'
@@ -40,6 +40,31 @@ function ownerAlive(owner: string): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** The name of an executor's private directory (the seccomp profile a local podman reads): then the owner's pid. */
+const PRIVATE_DIR_PREFIX = 'dsh-container-'
+
+/** Removes the private directories of executors whose process is gone (a host killed by SIGKILL leaves its own). */
+function sweepPrivateDirs(log: (message: string, error?: unknown) => void): void {
+  let names: string[]
+  try {
+    names = readdirSync(tmpdir())
+  } catch {
+    return
+  }
+  const removed: string[] = []
+  for (const name of names) {
+    const match = new RegExp(`^${PRIVATE_DIR_PREFIX}(\\d+)-[A-Za-z0-9]{6}$`).exec(name)
+    if (match === null || Number(match[1]) === process.pid || ownerAlive(`${hostname()}/${match[1]}`)) continue
+    try {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true })
+      removed.push(name)
+    } catch (error) {
+      log(`removing the stale directory ${name} failed`, error)
+    }
+  }
+  if (removed.length > 0) log(`removed ${removed.length} private director${removed.length === 1 ? 'y' : 'ies'} left by dead owners: ${removed.join(', ')}`)
 }
 
 const toError = (error: AgentError, cwd: string): Error =>
@@ -159,7 +184,8 @@ export class ContainerSession {
     if (config.seccompProfilePath !== null) seccomp = config.seccompProfilePath
     else if (this.engineKind === 'podman') {
       // podman reads the profile from a path on its own machine (local engines only; remote: seccompProfilePath).
-      this.privateDir = mkdtempSync(join(tmpdir(), 'dsh-container-'))
+      // The owner's pid in the name: a host killed by SIGKILL cannot remove it, and the next start-up sweep does.
+      this.privateDir = mkdtempSync(join(tmpdir(), `${PRIVATE_DIR_PREFIX}${process.pid}-`))
       seccomp = join(this.privateDir, 'seccomp.json')
       writeFileSync(seccomp, JSON.stringify(containerSeccompProfile()), { mode: 0o644 })
     } else seccomp = JSON.stringify(containerSeccompProfile())
@@ -246,6 +272,7 @@ export class ContainerSession {
       }
     }
     if (swept.length > 0) this.log(`removed ${swept.length} container(s) left by dead owners: ${swept.map((item) => `${item.id.slice(0, 12)} (${item.owner})`).join(', ')}`)
+    sweepPrivateDirs((message, error) => this.log(message, error))
     return swept
   }
 

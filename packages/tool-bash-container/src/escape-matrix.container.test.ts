@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LocalBashExecutor } from '@dsh/tool-bash'
-import { Context } from 'cordis'
+import { Context, type Fiber } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContainerBashExecutor } from './container-bash-executor.js'
 import { describeInContainer, engineOptions } from './test-support.js'
@@ -19,6 +19,7 @@ describeInContainer(() => {
   describe('escape matrix', () => {
     let local: Context
     let boxed: Context
+    const fibers: Fiber[] = []
     let server: Server
     let port = 0
     let connections = 0
@@ -37,13 +38,13 @@ describeInContainer(() => {
       port = (server.address() as { port: number }).port
       hostSleeper = spawn('sleep', [hostMark], { stdio: 'ignore' })
       local = new Context()
-      await local.plugin(LocalBashExecutor, { cwd: workdir })
+      fibers.push(await local.plugin(LocalBashExecutor, { cwd: workdir }))
       boxed = new Context()
-      await boxed.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: workdir })
+      fibers.push(await boxed.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: workdir }))
     })
     afterAll(async () => {
-      await boxed?.registry.delete(ContainerBashExecutor)
-      await local?.registry.delete(LocalBashExecutor)
+      // Awaited: the container executor removes its container and its private directory before this ends.
+      for (const fiber of fibers.splice(0)) await fiber.dispose()
       hostSleeper?.kill('SIGKILL')
       server?.close()
       rmSync(base, { recursive: true, force: true })

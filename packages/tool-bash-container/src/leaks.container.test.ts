@@ -3,11 +3,11 @@
 // within 2 s; a container that dies under a command ends the call with a note; the start-up sweep removes the
 // containers of dead owners.
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
-import { Context } from 'cordis'
+import { Context, type Fiber } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { ContainerBashExecutor } from './container-bash-executor.js'
 import { OWNER_LABEL, SESSION_LABEL } from './container-session.js'
@@ -34,13 +34,14 @@ async function labelled(label: string, value: string): Promise<string[]> {
 describeInContainer(() => {
   describe('what a stopped command left is gone', () => {
     let ctx: Context
+    let fiber: Fiber
     let executor: ContainerBashExecutor
     beforeAll(async () => {
       ctx = new Context()
-      await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base, killGraceMs: 300 })
+      fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base, killGraceMs: 300 })
       executor = ctx.bash as ContainerBashExecutor
     })
-    afterAll(() => ctx.registry.delete(ContainerBashExecutor))
+    afterAll(() => fiber.dispose())
 
     const onlyAgentLeft = async (): Promise<void> => {
       const listing = await executor.run({ command: 'ps -eo pid=,ppid=,args=' })
@@ -165,5 +166,15 @@ setInterval(() => {}, 1000)`,
     }
     expect(left).toEqual([])
     expect(processesWith(mark)).toEqual([])
+    // The dead owner could not remove its private directory (podman's seccomp profile); the next executor's start-up
+    // sweep does.
+    const privateDirs = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith(`dsh-container-${owner.pid}-`))
+    const version = await new EngineClient({ socketPath: engineSocket }).call<{ Components?: { Name?: string }[] }>('GET', '/version')
+    const podman = (version.Components ?? []).some((component) => /podman/i.test(component.Name ?? ''))
+    expect(privateDirs()).toHaveLength(podman ? 1 : 0)
+    const next = new Context()
+    const nextFiber = await next.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base })
+    await nextFiber.dispose()
+    expect(privateDirs()).toEqual([])
   })
 })
