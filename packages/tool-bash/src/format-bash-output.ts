@@ -178,6 +178,16 @@ export interface OutputChunkState {
 }
 
 /**
+ * The `[stdout]` / `[stderr]` line (on a line of its own) that goes before `stream`'s text in a combined output stream
+ * when the stream switches to it, else `''`; records the switch in `state`.
+ */
+export function streamSwitch(state: OutputChunkState, stream: 'stdout' | 'stderr'): string {
+  if (state.stream === stream) return ''
+  state.stream = stream
+  return `${state.atLineStart ? '' : '\n'}[${stream}]\n`
+}
+
+/**
  * The text to append to a task's one combined output stream for one read of a background command (the task layer's
  * output, which `task_output` reads): stdout as it is, stderr after a `[stderr]` line, and `[stdout]` again when
  * stdout follows stderr (a marker always starts a line). A stream the read window cut shows its head, the omitted
@@ -187,11 +197,7 @@ export function formatOutputChunk(output: BashTaskOutput, state: OutputChunkStat
   let text = ''
   const append = (stream: 'stdout' | 'stderr', captured: CapturedOutput): void => {
     if (captured.totalBytes === 0) return
-    if (state.stream !== stream) {
-      if (!state.atLineStart && !text.endsWith('\n')) text += '\n'
-      text += `[${stream}]\n`
-      state.stream = stream
-    }
+    text += streamSwitch(state, stream)
     text += streamText(captured)
     const marker = truncationMarker(stream, captured)
     if (marker !== undefined) text += `${text.endsWith('\n') ? '' : '\n'}${marker}\n`

@@ -3,7 +3,7 @@ import { TASK_ERROR_CODES, type Agent, type ToolExecution } from '@dsh/tools-cor
 import { TaskError, type StartedTask, type TaskContext, type TaskRunResult, type TaskService } from '@dsh/tool-tasks'
 import { BashAbortedError } from './bash-aborted-error.js'
 import type { BashExecutor, BashRequest, BashTask, BashTaskOutcome } from './bash-executor.js'
-import { formatOutputChunk, formatTaskEnd, type OutputChunkState } from './format-bash-output.js'
+import { formatOutputChunk, formatTaskEnd, streamSwitch, type OutputChunkState } from './format-bash-output.js'
 
 /**
  * How often a running command's new output is read into its task's output, in ms, when its executor's tasks do not
@@ -131,12 +131,7 @@ function followChunks(task: BashTask, context: TaskContext): OutputFollower {
   const state: OutputChunkState = { stream: 'stdout', atLineStart: true }
   const append = (stream: 'stdout' | 'stderr', text: string): void => {
     if (text === '') return
-    let chunk = ''
-    if (state.stream !== stream) {
-      chunk = `${state.atLineStart ? '' : '\n'}[${stream}]\n`
-      state.stream = stream
-    }
-    chunk += text
+    const chunk = streamSwitch(state, stream) + text
     state.atLineStart = text.endsWith('\n')
     context.output(chunk)
   }
