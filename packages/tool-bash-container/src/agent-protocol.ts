@@ -1,6 +1,7 @@
 // The messages between the executor (host) and the agent in the session container: one JSON object per line, over
 // the container's attached stdin (host → agent) and stdout (agent → host). Types only; both sides import them.
 import type { BashResult, LocalBashConfig } from '@dsh/tool-bash'
+import type { TunnelMessage } from './net-tunnel.js'
 
 /** A request as the agent receives it: already validated by the agent's own `resolve`. */
 export interface AgentRequest {
@@ -11,12 +12,19 @@ export interface AgentRequest {
 
 /** What the host sends. */
 export type HostMessage =
-  | { readonly op: 'init'; readonly config: LocalBashConfig; readonly probeUserNamespace: boolean }
+  | {
+      readonly op: 'init'
+      readonly config: LocalBashConfig
+      readonly probeUserNamespace: boolean
+      /** With a network allow list: the port on 127.0.0.1 whose connections the agent carries to the host's proxy. */
+      readonly proxyPort: number | null
+    }
   | { readonly op: 'resolve'; readonly id: number; readonly request: AgentRequest; readonly background: boolean }
   | { readonly op: 'run'; readonly id: number; readonly request: AgentRequest; readonly background: boolean }
   | { readonly op: 'abort'; readonly id: number }
   | { readonly op: 'kill'; readonly id: number }
   | { readonly op: 'exit' }
+  | TunnelMessage
 
 /** An error of the agent's executor, as data. */
 export interface AgentError {
@@ -41,6 +49,8 @@ export interface ContainerFacts {
   readonly memorySwapBytes: number | null
   /** The cgroup pids limit, `null` when unlimited or unreadable. */
   readonly pidsLimit: number | null
+  /** The cgroup CPU quota as a number of CPUs (quota / period), `null` when unlimited or unreadable. */
+  readonly cpus: number | null
   /** The soft `RLIMIT_NOFILE`, `null` when unlimited. */
   readonly nofile: number | null
   /** True when writing to `/` failed with `EROFS`. */
@@ -62,3 +72,4 @@ export type AgentMessage =
   | { readonly op: 'out'; readonly id: number; readonly stream: 'stdout' | 'stderr'; readonly data: string }
   | { readonly op: 'done'; readonly id: number; readonly result?: BashResult; readonly error?: AgentError }
   | { readonly op: 'swept'; readonly pids: readonly number[] }
+  | TunnelMessage

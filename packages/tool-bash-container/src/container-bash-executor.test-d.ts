@@ -1,7 +1,14 @@
 import type { BashExecutor } from '@dsh/tool-bash'
 import type { Context } from 'cordis'
 import { describe, expectTypeOf, it } from 'vitest'
-import { ContainerBashExecutor, type ContainerBashConfig, type ContainerEngineEndpoint, type ContainerFacts, type ContainerUnavailableCause } from './index.js'
+import {
+  ContainerBashExecutor,
+  type ContainerBashConfig,
+  type ContainerEngineEndpoint,
+  type ContainerFacts,
+  type ContainerNetworkAllowList,
+  type ContainerUnavailableCause,
+} from './index.js'
 
 describe('types', () => {
   it('is a BashExecutor that cordis constructs with (ctx, config)', () => {
@@ -16,5 +23,15 @@ describe('types', () => {
     expectTypeOf<{ url: string; ca: string; cert: string; key: string }>().toExtend<ContainerEngineEndpoint>()
     expectTypeOf<{ host: string }>().not.toExtend<ContainerEngineEndpoint>()
     expectTypeOf<'limit-not-enforced'>().toExtend<ContainerUnavailableCause>()
+  })
+
+  it('takes a network allow list (hosts, an optional resolver) or off, and a CPU quota as a number', () => {
+    expectTypeOf<ContainerBashConfig['network']>().toEqualTypeOf<'off' | ContainerNetworkAllowList | undefined>()
+    expectTypeOf<{ allow: string[] }>().toExtend<ContainerNetworkAllowList>()
+    expectTypeOf<{ allow: string[]; resolve: (host: string) => Promise<string[]> }>().toExtend<ContainerNetworkAllowList>()
+    expectTypeOf<{ allow: string }>().not.toExtend<ContainerNetworkAllowList>()
+    expectTypeOf<ContainerBashConfig['cpus']>().toEqualTypeOf<number | undefined>()
+    expectTypeOf<ContainerFacts['cpus']>().toEqualTypeOf<number | null>()
+    expectTypeOf<'network-unavailable'>().toExtend<ContainerUnavailableCause>()
   })
 })

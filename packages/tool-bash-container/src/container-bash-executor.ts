@@ -6,9 +6,18 @@ import { resolveContainerBashConfig, type ContainerBashConfig, type ResolvedCont
 import { ContainerSession, type ContainerEngineKind, type SweptContainer } from './container-session.js'
 
 /** What the executor says about itself in the `bash` tool's description. */
-const POLICY =
-  'Commands run in a container: no network, no capabilities, a read-only root file system except the working ' +
-  'directory and /tmp, and memory and process limits. Files outside the working directory are not the host\'s.'
+const policyText = (config: ResolvedContainerBashConfig): string => {
+  const network =
+    config.network === null
+      ? 'no network'
+      : `no network except through an HTTP proxy (HTTP_PROXY/HTTPS_PROXY are set) to ${config.network.allow.join(', ')} only; other hosts get 403`
+  const cpu = config.cpus === null ? '' : `, ${config.cpus} CPU${config.cpus === 1 ? '' : 's'} of time`
+  return (
+    `Commands run in a container: ${network}, no capabilities, a read-only root file system except the working ` +
+    `directory and /tmp, and memory and process limits${cpu}. Files outside the working directory are not the host's. ` +
+    'This policy is fixed by the deployment and cannot be changed from a command.'
+  )
+}
 
 const requestSignal = (request: BashRequest): AbortSignal | undefined =>
   Object.hasOwn(request, 'signal') && request.signal instanceof AbortSignal ? request.signal : undefined
@@ -67,7 +76,7 @@ export class ContainerBashExecutor extends Service implements BashExecutor {
       maxTimeoutMs: local.maxTimeoutMs,
       backgroundTimeoutMs: local.backgroundTimeoutMs,
       outputWindowBytes: local.outputWindowBytes,
-      policy: POLICY,
+      policy: policyText(resolved),
     })
     const session = this.session
     ctx.effect(() => {

@@ -13,6 +13,19 @@ export interface ContainerMount {
   readonly readOnly?: boolean | undefined
 }
 
+/** The hosts the container's commands may reach, through an allow-list HTTP proxy on the host. */
+export interface ContainerNetworkAllowList {
+  /**
+   * `example.com`, `*.example.com`, with an optional `:port`, or IP literals (`10.0.0.5:8080`, `[::1]:8080`), as
+   * `@dsh/tool-bash-sandbox`'s allow list (its proxy does the checking): loopback, link-local (cloud metadata) and
+   * unspecified addresses are refused even for an allowed name unless that address itself is listed, and every
+   * refusal is recorded in the result's `meta.executor.network.denials`.
+   */
+  readonly allow: readonly string[]
+  /** How names are resolved on the host (default: the system resolver). */
+  readonly resolve?: ((host: string) => Promise<readonly string[]>) | undefined
+}
+
 /**
  * The configuration of {@link ContainerBashExecutor}: the local executor's settings for the commands (timeouts,
  * window, spill cap, environment; the agent in the container applies them), and the container's.
@@ -46,6 +59,11 @@ export interface ContainerBashConfig
   memoryBytes?: number | undefined
   /** The most processes at once. Default: 512. */
   pidsLimit?: number | undefined
+  /**
+   * CPU time as a number of CPUs (a CFS quota: `0.5` is half of one CPU's time, `2` two CPUs' worth, spread over any
+   * CPUs). Default: no limit (the commands share the host's CPUs with everything else).
+   */
+  cpus?: number | undefined
   /** `RLIMIT_NOFILE` (soft = hard). Default: 4096. */
   nofile?: number | undefined
   /** `RLIMIT_NPROC` (soft = hard; per user on the host, so keep it high and rely on `pidsLimit`). Default: 32768. */
@@ -58,6 +76,13 @@ export interface ContainerBashConfig
   user?: string | undefined
   /** How long creating, starting and preflighting the container may take, in ms. Default: 30000. */
   startTimeoutMs?: number | undefined
+  /**
+   * The network: `'off'` (the container has only `lo`), or an allow list: the agent listens on `127.0.0.1:3128` in the
+   * container, the proxy variables (`HTTP_PROXY`, `HTTPS_PROXY`, …) point there, and each connection is carried over the
+   * agent's attach connection to an allow-list HTTP proxy on the host (`@dsh/tool-bash-sandbox`'s `NetworkProxy`, an
+   * optional peer dependency that must then be installed). The container still has no network device. Default: `'off'`.
+   */
+  network?: 'off' | ContainerNetworkAllowList | undefined
   /** For a remote podman: the seccomp profile's path on the engine's machine (podman reads a path, Docker takes the JSON). */
   seccompProfilePath?: string | undefined
 }
@@ -69,6 +94,8 @@ export interface ResolvedContainerBashConfig {
   readonly agentNode: string
   readonly memoryBytes: number
   readonly pidsLimit: number
+  /** `null`: no CPU limit. */
+  readonly cpus: number | null
   readonly nofile: number
   readonly nproc: number
   readonly tmpfsBytes: number
@@ -76,6 +103,8 @@ export interface ResolvedContainerBashConfig {
   readonly user: string
   readonly startTimeoutMs: number
   readonly seccompProfilePath: string | null
+  /** `null`: no network. */
+  readonly network: ContainerNetworkAllowList | null
   /** The local executor's settings as the agent will apply them (paths resolved on the host). */
   readonly local: LocalBashConfig & { readonly cwd: string; readonly killGraceMs: number; readonly drainTimeoutMs: number; readonly maxTimeoutMs: number; readonly outputWindowBytes: number; readonly defaultTimeoutMs: number; readonly backgroundTimeoutMs: number }
 }
@@ -91,7 +120,7 @@ export const CONTAINER_DEFAULTS = Object.freeze({
 })
 
 const LOCAL_KEYS = ['cwd', 'defaultTimeoutMs', 'maxTimeoutMs', 'backgroundTimeoutMs', 'killGraceMs', 'drainTimeoutMs', 'outputWindowBytes', 'spillCapBytes', 'allowEnv', 'denyEnv', 'env'] as const
-const OWN_KEYS = ['engine', 'image', 'agentNode', 'memoryBytes', 'pidsLimit', 'nofile', 'nproc', 'tmpfsBytes', 'mounts', 'user', 'startTimeoutMs', 'seccompProfilePath'] as const
+const OWN_KEYS = ['engine', 'image', 'agentNode', 'memoryBytes', 'pidsLimit', 'cpus', 'nofile', 'nproc', 'tmpfsBytes', 'mounts', 'user', 'startTimeoutMs', 'seccompProfilePath', 'network'] as const
 
 const own = (config: object, key: string): unknown => (Object.hasOwn(config, key) ? (config as Record<string, unknown>)[key] : undefined)
 
@@ -136,6 +165,10 @@ export function resolveContainerBashConfig(config: ContainerBashConfig = {}): Re
   }
   const memoryBytes = integer('memoryBytes', CONTAINER_DEFAULTS.memoryBytes, 16_777_216)
   const pidsLimit = integer('pidsLimit', CONTAINER_DEFAULTS.pidsLimit, 16)
+  const cpusInput = own(config, 'cpus')
+  if (cpusInput !== undefined && (typeof cpusInput !== 'number' || !Number.isFinite(cpusInput) || cpusInput < 0.01 || cpusInput > 1024)) {
+    issues.push(`cpus: must be a number of CPUs from 0.01 to 1024, got ${String(cpusInput)}`)
+  }
   const nofile = integer('nofile', CONTAINER_DEFAULTS.nofile, 64)
   const nproc = integer('nproc', CONTAINER_DEFAULTS.nproc, 16)
   const tmpfsBytes = integer('tmpfsBytes', CONTAINER_DEFAULTS.tmpfsBytes, 1_048_576)
@@ -174,6 +207,19 @@ export function resolveContainerBashConfig(config: ContainerBashConfig = {}): Re
   if (seccompProfilePath !== undefined && (typeof seccompProfilePath !== 'string' || !isAbsolute(seccompProfilePath))) {
     issues.push('seccompProfilePath: must be an absolute path')
   }
+  const networkInput = own(config, 'network') ?? 'off'
+  let network: ContainerNetworkAllowList | null = null
+  if (networkInput !== 'off') {
+    const allow = typeof networkInput === 'object' && networkInput !== null ? own(networkInput, 'allow') : undefined
+    const resolve = typeof networkInput === 'object' && networkInput !== null ? own(networkInput, 'resolve') : undefined
+    if (!Array.isArray(allow) || allow.length === 0 || !allow.every((entry) => typeof entry === 'string')) {
+      issues.push("network: must be 'off' or { allow: [host, …] } with at least one host name (strings)")
+    } else if (resolve !== undefined && typeof resolve !== 'function') {
+      issues.push('network.resolve: must be a function (host) => Promise<addresses>')
+    } else {
+      network = Object.freeze({ allow: Object.freeze([...(allow as string[])]), ...(resolve === undefined ? {} : { resolve: resolve as ContainerNetworkAllowList['resolve'] }) })
+    }
+  }
   if (issues.length > 0 || local === undefined) throw new BashConfigError(issues)
   return Object.freeze({
     engine,
@@ -181,6 +227,7 @@ export function resolveContainerBashConfig(config: ContainerBashConfig = {}): Re
     agentNode: agentInput === 'host' ? '/opt/dsh-agent/node' : agentInput === 'image' ? 'node' : (agentInput as string),
     memoryBytes,
     pidsLimit,
+    cpus: typeof cpusInput === 'number' ? cpusInput : null,
     nofile,
     nproc,
     tmpfsBytes,
@@ -188,6 +235,7 @@ export function resolveContainerBashConfig(config: ContainerBashConfig = {}): Re
     user: (user as string | undefined) ?? '0:0',
     startTimeoutMs,
     seccompProfilePath: (seccompProfilePath as string | undefined) ?? null,
+    network,
     local: Object.freeze({
       ...(localInput as LocalBashConfig),
       cwd: local.cwd,

@@ -1,12 +1,14 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BashRequestError, BashSpawnError, type BashResult, type ResolvedBashRequest } from '@dsh/tool-bash'
+import { BashConfigError, BashRequestError, BashSpawnError, type BashResult, type ResolvedBashRequest } from '@dsh/tool-bash'
 import type { AgentError, AgentMessage, AgentRequest, ContainerFacts, HostMessage } from './agent-protocol.js'
 import { AGENT_BOOTSTRAP, readAgentSource } from './agent-source.js'
 import { mountsHostNode, type ResolvedContainerBashConfig } from './container-config.js'
 import { ContainerUnavailableError } from './container-unavailable-error.js'
 import { EngineClient, EngineRequestError, type EngineAttachment } from './engine-client.js'
+import { Tunnels, isTunnelMessage } from './net-tunnel.js'
 import { RemoteTask } from './remote-task.js'
 import { containerSeccompProfile } from './seccomp-profile.js'
 
@@ -17,6 +19,17 @@ export const SESSION_LABEL = 'dev.dsh.tool-bash-container.session'
 
 /** Extra time the host waits past a command's timeout and grace before it gives up on the agent. */
 const HOST_DEADLINE_SLACK_MS = 5_000
+
+/** `@dsh/tool-bash-sandbox`, loaded only for a network allow list (an optional peer dependency). */
+type SandboxModule = typeof import('@dsh/tool-bash-sandbox')
+
+/** The allow-list proxy of a session and what it refused. */
+interface SessionProxy {
+  readonly proxy: InstanceType<SandboxModule['NetworkProxy']>
+  readonly path: string
+  readonly port: number
+  readonly environment: Record<string, string>
+}
 
 /** Which engine answered. */
 export type ContainerEngineKind = 'podman' | 'docker'
@@ -87,6 +100,12 @@ export class ContainerSession {
   private ready: { resolve: (facts: ContainerFacts) => void; reject: (error: Error) => void } | null = null
   private closedBecause: string | null = null
   private privateDir: string | null = null
+  private network: SessionProxy | null = null
+  /** True once close() removed the container (a second close() does not ask the engine again). */
+  private removed = false
+  private readonly tunnels = new Tunnels((message) => this.send(message))
+  /** Per running command: how many denials the proxy had recorded when it started. */
+  private readonly deniedFrom = new Map<number, number>()
   private readonly sessionId = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
 
   constructor(
@@ -104,9 +123,58 @@ export class ContainerSession {
     return new ContainerUnavailableError(reason, problem, fix, cause === undefined ? undefined : { cause })
   }
 
-  /** Connects, sweeps containers of dead owners, creates and starts the container, and runs the agent's preflight. */
+  /**
+   * Connects, sweeps containers of dead owners, creates and starts the container, and runs the agent's preflight.
+   * Whatever fails, what was made so far (proxy, container, private files) is removed before the error is thrown.
+   */
   async open(): Promise<void> {
+    try {
+      await this.openSteps()
+    } catch (error) {
+      await this.close()
+      throw error
+    }
+  }
+
+  /** This session's private directory on the host (mode 0700; the owner's pid in its name, for the sweep). */
+  private ensurePrivateDir(): string {
+    // The owner's pid in the name: a host killed by SIGKILL cannot remove it, and the next start-up sweep does.
+    this.privateDir ??= mkdtempSync(join(tmpdir(), `${PRIVATE_DIR_PREFIX}${process.pid}-`))
+    return this.privateDir
+  }
+
+  /** Starts the allow-list proxy on a unix socket in the private directory (the tunnelled connections go there). */
+  private async startProxy(allow: readonly string[], resolve: ((host: string) => Promise<readonly string[]>) | undefined): Promise<void> {
+    let sandbox: SandboxModule
+    try {
+      sandbox = await import('@dsh/tool-bash-sandbox')
+    } catch (error) {
+      throw this.unavailable(
+        'network-unavailable',
+        'a network allow list needs the allow-list proxy of @dsh/tool-bash-sandbox, which cannot be loaded',
+        "install it (`npm install @dsh/tool-bash-sandbox`), or leave `network` 'off'",
+        error,
+      )
+    }
+    const issues: string[] = []
+    const rules = allow.flatMap((entry, index) => {
+      try {
+        return [sandbox.parseNetworkAllowEntry(entry)]
+      } catch (error) {
+        issues.push(`network.allow[${index}]: ${(error as Error).message}`)
+        return []
+      }
+    })
+    if (issues.length > 0) throw new BashConfigError(issues)
+    const proxy = new sandbox.NetworkProxy({ rules, ...(resolve === undefined ? {} : { resolve }) })
+    const path = join(this.ensurePrivateDir(), 'proxy.sock')
+    await proxy.listen(path)
+    this.network = { proxy, path, port: sandbox.PROXY_PORT, environment: sandbox.proxyEnvironment(sandbox.PROXY_PORT) }
+  }
+
+  private async openSteps(): Promise<void> {
     const timeoutMs = this.config.startTimeoutMs
+    if (this.config.network !== null) await this.startProxy(this.config.network.allow, this.config.network.resolve)
     let version: { Version?: string; Components?: { Name?: string }[] }
     try {
       version = await this.engine.call('GET', '/version', undefined, timeoutMs)
@@ -139,9 +207,12 @@ export class ContainerSession {
     try {
       this.attachment = await this.engine.attach(created.Id, (stream, chunk) => this.frame(stream, chunk), (error) => this.lost(error), timeoutMs)
       const facts = new Promise<ContainerFacts>((resolve, reject) => (this.ready = { resolve, reject }))
+      // Rejected by lost() also when a step below fails first, and then never awaited: never an unhandled rejection.
+      facts.catch(() => undefined)
       await this.engine.call('POST', `/containers/${created.Id}/start`, undefined, timeoutMs)
       this.attachment.write(`${Buffer.byteLength(agentSource)}\n${agentSource}`)
-      this.send({ op: 'init', config: { ...this.config.local, tempDir: '/tmp' }, probeUserNamespace: true })
+      const env = this.network === null ? this.config.local.env : { ...this.config.local.env, ...this.network.environment }
+      this.send({ op: 'init', config: { ...this.config.local, env, tempDir: '/tmp' }, probeUserNamespace: true, proxyPort: this.network?.port ?? null })
       let timer: NodeJS.Timeout | undefined
       const limit = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`the agent did not report ready within ${timeoutMs} ms`)), timeoutMs)
@@ -152,8 +223,11 @@ export class ContainerSession {
         clearTimeout(timer)
       }
     } catch (error) {
-      await this.close()
       if (ContainerUnavailableError.isInstance(error)) throw error
+      if (error instanceof EngineRequestError && error.status >= 400) {
+        // The engine answered: it could not attach or start (a runtime error, a limit it cannot set), not the agent.
+        throw this.unavailable('create-failed', `the engine could not start the container (${error.message})`, 'check the engine log and the limits asked for', error)
+      }
       throw this.unavailable(
         'agent-failed',
         `the agent in the container did not start (${(error as Error).message})`,
@@ -165,7 +239,6 @@ export class ContainerSession {
     }
     const problems = this.preflightProblems(this.facts)
     if (problems.length > 0) {
-      await this.close()
       throw this.unavailable(
         problems.some((problem) => problem.startsWith('limit')) ? 'limit-not-enforced' : 'confinement-not-enforced',
         `read back from inside the container, ${problems.join('; ')}`,
@@ -184,9 +257,7 @@ export class ContainerSession {
     if (config.seccompProfilePath !== null) seccomp = config.seccompProfilePath
     else if (this.engineKind === 'podman') {
       // podman reads the profile from a path on its own machine (local engines only; remote: seccompProfilePath).
-      // The owner's pid in the name: a host killed by SIGKILL cannot remove it, and the next start-up sweep does.
-      this.privateDir = mkdtempSync(join(tmpdir(), `${PRIVATE_DIR_PREFIX}${process.pid}-`))
-      seccomp = join(this.privateDir, 'seccomp.json')
+      seccomp = join(this.ensurePrivateDir(), 'seccomp.json')
       writeFileSync(seccomp, JSON.stringify(containerSeccompProfile()), { mode: 0o644 })
     } else seccomp = JSON.stringify(containerSeccompProfile())
     const env: string[] = []
@@ -224,6 +295,7 @@ export class ContainerSession {
         Memory: config.memoryBytes,
         MemorySwap: config.memoryBytes,
         PidsLimit: config.pidsLimit,
+        ...(config.cpus === null ? {} : { NanoCpus: Math.round(config.cpus * 1e9) }),
         Ulimits: [
           { Name: 'nofile', Soft: config.nofile, Hard: config.nofile },
           { Name: 'nproc', Soft: config.nproc, Hard: config.nproc },
@@ -240,6 +312,7 @@ export class ContainerSession {
     if (facts.memoryBytes === null || facts.memoryBytes > config.memoryBytes) problems.push(`limit: memory is ${facts.memoryBytes ?? 'unlimited'}, not ${config.memoryBytes}`)
     if (facts.memorySwapBytes !== null && facts.memorySwapBytes > config.memoryBytes) problems.push(`limit: memory+swap is ${facts.memorySwapBytes}, not ${config.memoryBytes}`)
     if (facts.pidsLimit === null || facts.pidsLimit > config.pidsLimit) problems.push(`limit: pids is ${facts.pidsLimit ?? 'unlimited'}, not ${config.pidsLimit}`)
+    if (config.cpus !== null && (facts.cpus === null || facts.cpus > config.cpus * 1.001)) problems.push(`limit: CPU is ${facts.cpus ?? 'unlimited'}, not ${config.cpus}`)
     if (facts.nofile === null || facts.nofile > config.nofile) problems.push(`limit: open files is ${facts.nofile ?? 'unlimited'}, not ${config.nofile}`)
     if (!/^0+$/.test(facts.capEff)) problems.push(`capabilities are not dropped (CapEff ${facts.capEff})`)
     if (!facts.noNewPrivs) problems.push('no-new-privileges is off')
@@ -303,6 +376,12 @@ export class ContainerSession {
   }
 
   private message(message: AgentMessage): void {
+    if (isTunnelMessage(message)) {
+      if (message.op !== 'net-open') this.tunnels.receive(message)
+      else if (this.network === null || this.closed) this.send({ op: 'net-close', conn: message.conn })
+      else this.tunnels.add(message.conn, connect(this.network.path))
+      return
+    }
     switch (message.op) {
       case 'ready':
         this.ready?.resolve(message.facts)
@@ -338,15 +417,39 @@ export class ContainerSession {
         this.starting.get(message.id)?.()
         this.starting.delete(message.id)
         if (task === undefined) break
-        if (message.result !== undefined) {
-          task.completed(Object.freeze({ ...message.result, executorMeta: Object.freeze({ container: this.containerId.slice(0, 12), engine: this.engineKind }) }))
-        } else task.failed(toError(message.error ?? { name: 'Error', message: 'unknown' }, task.cwd) as BashSpawnError)
+        const result = message.result === undefined ? undefined : this.withNetwork(message.id, message.result)
+        this.deniedFrom.delete(message.id)
+        if (result !== undefined) task.completed(result)
+        else task.failed(toError(message.error ?? { name: 'Error', message: 'unknown' }, task.cwd) as BashSpawnError)
         break
       }
       case 'swept':
         this.log(`killed ${message.pids.length} process(es) a stopped command left in the container`)
         break
     }
+  }
+
+  /**
+   * A finished command's result with the executor's facts: the container, the engine and, with an allow list, what
+   * the proxy refused while the command ran (a note names it). The proxy serves the whole session, so a refusal
+   * during two overlapping commands is counted for both.
+   */
+  private withNetwork(id: number, result: BashResult): BashResult {
+    const base = { container: this.containerId.slice(0, 12), engine: this.engineKind }
+    if (this.network === null) return Object.freeze({ ...result, executorMeta: Object.freeze(base) })
+    const allowed = this.config.network?.allow ?? []
+    const denials = this.network.proxy.denials.slice(this.deniedFrom.get(id) ?? this.network.proxy.denials.length).map((denial) => ({ ...denial }))
+    let note = result.note
+    if (denials.length > 0) {
+      const refused = denials.map((denial) => `${denial.host}:${denial.port} (${denial.reason})`).join(', ')
+      const denialNote = `Note: the container's network policy refused ${refused}; only ${allowed.join(', ')} can be reached, and the policy cannot be changed from here.`
+      note = note === undefined ? denialNote : `${note}\n${denialNote}`
+    }
+    return Object.freeze({
+      ...result,
+      ...(note === undefined ? {} : { note }),
+      executorMeta: Object.freeze({ ...base, network: { allow: [...allowed], denials } }),
+    })
   }
 
   /** The attach connection ended: the container (or the engine) is gone; every waiting call ends now. */
@@ -356,11 +459,13 @@ export class ContainerSession {
     this.ready?.reject(new Error(this.closedBecause))
     for (const waiter of this.resolving.values()) waiter.reject(new BashSpawnError(`cannot run the command: ${this.closedBecause}`, waiter.cwd))
     this.resolving.clear()
+    this.tunnels.destroyAll()
     for (const [id, task] of this.running) this.abandon(id, task, `${this.closedBecause} before the command finished`)
   }
 
   private abandon(id: number, task: RemoteTask, why: string): void {
     this.running.delete(id)
+    this.deniedFrom.delete(id)
     this.starting.get(id)?.()
     this.starting.delete(id)
     const empty = Object.freeze({ head: '', tail: '', omittedBytes: 0, totalBytes: 0, spill: null })
@@ -399,6 +504,7 @@ export class ContainerSession {
     const id = (this.serial += 1)
     const task = new RemoteTask(request.command, request.cwd, request.timeoutMs, this.config.local.outputWindowBytes, () => this.send({ op: 'kill', id }), this.log)
     this.running.set(id, task)
+    if (this.network !== null) this.deniedFrom.set(id, this.network.proxy.denials.length)
     const local = this.config.local
     const deadline = setTimeout(
       () => this.abandon(id, task, `the container did not report the end of the command within its timeout and grace (${request.timeoutMs + local.killGraceMs + local.drainTimeoutMs + HOST_DEADLINE_SLACK_MS} ms)`),
@@ -430,7 +536,8 @@ export class ContainerSession {
     }
     this.lost()
     attachment?.destroy()
-    if (this.containerId !== '') {
+    if (this.containerId !== '' && !this.removed) {
+      this.removed = true
       try {
         await this.engine.call('DELETE', `/containers/${this.containerId}?force=1`, undefined, this.config.startTimeoutMs)
       } catch (error) {
@@ -439,6 +546,8 @@ export class ContainerSession {
       // 409: the engine's auto-removal was already under way. Either way, the container is gone before close() returns.
       await this.waitGone(this.containerId)
     }
+    // Bounded (the proxy settles within a second whatever its peers do).
+    await this.network?.proxy.close()
     if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
     this.privateDir = null
   }
@@ -462,6 +571,8 @@ export class ContainerSession {
   /** At host exit: drop the connection (the agent sees its stdin end and the container goes) and remove private files. */
   killNow(): void {
     this.attachment?.destroy()
+    this.tunnels.destroyAll()
+    void this.network?.proxy.close()
     if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
   }
 }

@@ -11,6 +11,8 @@ export type ContainerUnavailableCause =
   | 'agent-failed'
   | 'limit-not-enforced'
   | 'confinement-not-enforced'
+  /** A network allow list is configured but `@dsh/tool-bash-sandbox` (its proxy) cannot be loaded. */
+  | 'network-unavailable'
 
 /**
  * The container executor cannot run commands (code `CONTAINER_UNAVAILABLE`): loading `ContainerBashExecutor` fails

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DshError, findUnbrandedErrorClasses } from '@dsh/tools-core'
@@ -26,6 +26,13 @@ describe('configuration', () => {
     expect(resolved).toMatchObject({ image: 'x', memoryBytes: api.CONTAINER_DEFAULTS.memoryBytes, pidsLimit: 512, nofile: 4096, agentNode: '/opt/dsh-agent/node' })
     expect(() => api.resolveContainerBashConfig({ image: 'x', engine: { url: 'https://engine:2376' }, agentNode: 'host' })).toThrow(/needs a local engine/)
     expect(api.resolveContainerBashConfig({ image: 'x', engine: { url: 'https://engine:2376' } }).agentNode).toBe('node')
+    expect(api.resolveContainerBashConfig({ image: 'x', engine: { socketPath: '/nowhere.sock' } })).toMatchObject({ cpus: null, network: null })
+    expect(api.resolveContainerBashConfig({ image: 'x', engine: { socketPath: '/nowhere.sock' }, cpus: 1.5, network: { allow: ['example.com'] } })).toMatchObject({
+      cpus: 1.5,
+      network: { allow: ['example.com'] },
+    })
+    expect(() => api.resolveContainerBashConfig({ image: 'x', cpus: 0, network: { allow: [] } })).toThrow(/cpus: must be a number of CPUs[\s\S]*network: must be 'off' or \{ allow/)
+    expect(() => api.resolveContainerBashConfig({ image: 'x', network: { allow: ['a.com'], resolve: 'dns' } as never })).toThrow(/network\.resolve: must be a function/)
   })
 })
 
@@ -67,6 +74,27 @@ describe('honest failure at load', () => {
       expect(error).toMatchObject({ code: 'CONTAINER_UNAVAILABLE', reason: 'engine-unreachable' })
       expect(String((error as Error).message)).toMatch(/no container engine answers at unix:\/\/.*no\.sock[\s\S]*Fix: start one/)
       expect(ctx.get('bash')).toBeUndefined()
+    } finally {
+      rmSync(directory, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('the network allow list at load', () => {
+  it('a bad entry is INVALID_CONFIG naming it, before any engine is asked', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'dsh-ct-allow-'))
+    try {
+      const ctx = new Context()
+      const error = await Promise.resolve(
+        ctx.plugin(api.ContainerBashExecutor, { image: 'x', cwd: directory, engine: { socketPath: join(directory, 'no.sock') }, network: { allow: ['ok.example', 'bad host!'] } }),
+      ).then(
+        () => null,
+        (failure: unknown) => failure,
+      )
+      expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
+      expect(String((error as Error).message)).toMatch(/network\.allow\[1\]/)
+      expect(ctx.get('bash')).toBeUndefined()
+      expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`dsh-container-${process.pid}-`))).toEqual([])
     } finally {
       rmSync(directory, { recursive: true, force: true })
     }

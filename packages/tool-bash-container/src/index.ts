@@ -1,5 +1,12 @@
 export type { ContainerFacts } from './agent-protocol.js'
-export { CONTAINER_DEFAULTS, resolveContainerBashConfig, type ContainerBashConfig, type ContainerMount, type ResolvedContainerBashConfig } from './container-config.js'
+export {
+  CONTAINER_DEFAULTS,
+  resolveContainerBashConfig,
+  type ContainerBashConfig,
+  type ContainerMount,
+  type ContainerNetworkAllowList,
+  type ResolvedContainerBashConfig,
+} from './container-config.js'
 export { ContainerBashExecutor } from './container-bash-executor.js'
 export { CONTAINER_ERROR_CODES } from './container-error-codes.js'
 export { OWNER_LABEL, SESSION_LABEL, type ContainerEngineKind, type SweptContainer } from './container-session.js'

@@ -1,4 +1,4 @@
-import { PROXY_PORT } from './sandbox-host.js'
+import { PROXY_PORT } from './network-proxy.js'
 
 // The bridge between a sandboxed command and the executor's network proxy. The command's seccomp filter refuses
 // unix sockets, so nothing in the sandbox can connect to a proxy socket on the host; instead the host accepts the

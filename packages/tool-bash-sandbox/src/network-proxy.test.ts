@@ -8,9 +8,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import {
   NetworkProxy,
   PROXY_CLOSE_BOUND_MS,
+  PROXY_PORT,
   isNetworkAllowed,
   isPrivateAddress,
   parseNetworkAllowEntry,
+  proxyEnvironment,
   type NetworkProxyOptions,
   type NetworkResolver,
 } from './network-proxy.js'
@@ -395,5 +397,15 @@ describeInSandbox(() => {
         await fiber.dispose()
       }
     })
+  })
+})
+
+describe('proxyEnvironment', () => {
+  it('points every proxy variable common clients read at 127.0.0.1 and the given port (3128 by default)', () => {
+    const names = ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'ALL_PROXY', 'all_proxy', 'npm_config_proxy', 'npm_config_https_proxy']
+    expect(Object.keys(proxyEnvironment()).sort()).toEqual([...names].sort())
+    expect(new Set(Object.values(proxyEnvironment()))).toEqual(new Set([`http://127.0.0.1:${PROXY_PORT}`]))
+    expect(PROXY_PORT).toBe(3128)
+    expect(new Set(Object.values(proxyEnvironment(4000)))).toEqual(new Set(['http://127.0.0.1:4000']))
   })
 })

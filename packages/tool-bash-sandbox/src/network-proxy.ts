@@ -81,6 +81,29 @@ export function isPrivateAddress(address: string): boolean {
   return ip === '::1' || ip === '::' || /^fe[89ab]/.test(ip) || ip === 'fd00:ec2::254'
 }
 
+/** Inside the sandbox: the port on 127.0.0.1 where a command reaches the allow-list proxy (the network bridge listens there). */
+export const PROXY_PORT = 3128
+
+/**
+ * The proxy variables every common client reads (curl, wget, npm, pip, git over https), all pointing at
+ * `http://127.0.0.1:<port>`: what a command behind an allow-list proxy gets in its environment.
+ *
+ * @param port - where the proxy is reachable inside (default {@link PROXY_PORT})
+ */
+export function proxyEnvironment(port: number = PROXY_PORT): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    ALL_PROXY: url,
+    all_proxy: url,
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
+  }
+}
+
 /** Options of {@link NetworkProxy}. */
 export interface NetworkProxyOptions {
   readonly rules: readonly NetworkAllowRule[]

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { BashResult } from '@dsh/tool-bash'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PROXY_PORT } from './sandbox-host.js'
+import { PROXY_PORT } from './network-proxy.js'
 import { describeInSandbox, loadSandboxed, outputOf, type LoadedExecutor } from './test-support.js'
 
 const OPEN = `exec 3<>/dev/tcp/127.0.0.1/${PROXY_PORT}`

@@ -7,24 +7,6 @@ import type { SandboxUnavailableCause } from './sandbox-unavailable-error.js'
 // What the sandboxed executor needs from the host, apart from its state: finding binaries, the real file system as
 // the profile builder sees it, reading bubblewrap's status and messages.
 
-/** Inside the sandbox: the port the network bridge listens on (127.0.0.1), where the proxy variables point. */
-export const PROXY_PORT = 3128
-const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`
-
-/** The proxy variables every common client reads (curl, wget, npm, pip, git over https). */
-export function proxyEnvironment(): Record<string, string> {
-  return {
-    HTTP_PROXY: PROXY_URL,
-    HTTPS_PROXY: PROXY_URL,
-    http_proxy: PROXY_URL,
-    https_proxy: PROXY_URL,
-    ALL_PROXY: PROXY_URL,
-    all_proxy: PROXY_URL,
-    npm_config_proxy: PROXY_URL,
-    npm_config_https_proxy: PROXY_URL,
-  }
-}
-
 /** The real file system, as the profile builder sees it. */
 export const realFileSystem: ProfileFileSystem = {
   kind(path): ProfilePathKind {

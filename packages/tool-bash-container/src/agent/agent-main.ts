@@ -7,9 +7,11 @@
 // created with AutoRemove, goes with it.
 import { readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
+import { createServer, type Server } from 'node:net'
 import { Context } from 'cordis'
 import { LocalBashExecutor, type BashExecutor, type BashTask } from '@dsh/tool-bash'
 import type { AgentError, AgentMessage, ContainerFacts, HostMessage } from '../agent-protocol.js'
+import { Tunnels, isTunnelMessage } from '../net-tunnel.js'
 
 const send = (message: AgentMessage): void => {
   process.stdout.write(`${JSON.stringify(message)}\n`)
@@ -42,6 +44,18 @@ const limitOf = (...paths: string[]): number | null => {
     const value = Number(text)
     if (!Number.isFinite(value) || value >= 2 ** 62) return null
     return value
+  }
+  return null
+}
+
+/** The CFS quota as CPUs: v2 `cpu.max` ("quota period" or "max period"), v1 `cpu.cfs_quota_us` (-1: none) / `cpu.cfs_period_us`. */
+function cpuQuota(): number | null {
+  const v2 = readText('/sys/fs/cgroup/cpu.max')?.trim().split(/\s+/)
+  if (v2 !== undefined) return v2[0] === 'max' || v2.length !== 2 ? null : Number(v2[0]) / Number(v2[1])
+  for (const directory of ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct']) {
+    const quota = Number(readText(`${directory}/cpu.cfs_quota_us`)?.trim() ?? 'NaN')
+    const period = Number(readText(`${directory}/cpu.cfs_period_us`)?.trim() ?? 'NaN')
+    if (Number.isFinite(quota) && Number.isFinite(period) && period > 0) return quota <= 0 ? null : quota / period
   }
   return null
 }
@@ -83,6 +97,7 @@ function facts(probeUserNamespace: boolean): ContainerFacts {
     memoryBytes: memory,
     memorySwapBytes: memorySwap,
     pidsLimit: limitOf('/sys/fs/cgroup/pids.max', '/sys/fs/cgroup/pids/pids.max'),
+    cpus: cpuQuota(),
     nofile: nofileLine === undefined || nofileLine === 'unlimited' ? null : Number(nofileLine),
     readOnlyRoot,
     userNamespace,
@@ -191,6 +206,29 @@ async function main(input: Buffer): Promise<void> {
     send({ op: 'fatal', message: asError(error).message })
     return
   }
+  // The network allow list: every connection to 127.0.0.1:proxyPort is carried to the host's proxy.
+  const tunnels = new Tunnels(send)
+  let proxyServer: Server | null = null
+  const proxyPort = init.proxyPort
+  if (typeof proxyPort === 'number') {
+    let conn = 0
+    const server = createServer((socket) => {
+      conn += 1
+      send({ op: 'net-open', conn })
+      tunnels.add(conn, socket)
+    })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen({ host: '127.0.0.1', port: proxyPort }, () => resolve())
+      })
+    } catch (error) {
+      send({ op: 'fatal', message: `the network bridge cannot listen on 127.0.0.1:${proxyPort}: ${asError(error).message}` })
+      await fiber.dispose()
+      return
+    }
+    proxyServer = server
+  }
   send({ op: 'ready', facts: facts(init.probeUserNamespace) })
 
   const tasks = new Map<number, BashTask>()
@@ -202,7 +240,9 @@ async function main(input: Buffer): Promise<void> {
 
   for (let message = await next(); message !== null && message.op !== 'exit'; message = await next()) {
     const current = message
-    if (current.op === 'resolve') {
+    if (isTunnelMessage(current)) {
+      tunnels.receive(current)
+    } else if (current.op === 'resolve') {
       bash.resolve(current.request, { background: current.background }).then(
         (value) => send({ op: 'resolved', id: current.id, value: { command: value.command, cwd: value.cwd, timeoutMs: value.timeoutMs } }),
         (error: unknown) => send({ op: 'resolved', id: current.id, error: asError(error) }),
@@ -239,6 +279,8 @@ async function main(input: Buffer): Promise<void> {
       void tasks.get(current.id)?.kill()
     }
   }
+  proxyServer?.close()
+  tunnels.destroyAll()
   await fiber.dispose()
   await new Promise((resolve) => setTimeout(resolve, 0))
   afterStop()
