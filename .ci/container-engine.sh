@@ -10,13 +10,17 @@
 #                                          running and prints the export lines (stop it: kill "$(cat DIR/engine.pid)").
 #
 # Everything private: store, run root, socket and configuration live in one directory; the system's podman store is
-# never touched. Installs packages only when missing, and only as root with apt.
+# never touched. Installs packages only when missing, and only as root with apt. The root file system comes from
+# .ci/rootfs.sh (shared with .ci/docker-engine.sh).
+
+# shellcheck source=rootfs.sh
+source "$(dirname "${BASH_SOURCE[0]}")/rootfs.sh"
 
 dsh_container_engine_setup() (
   set -euo pipefail
   state="$1"
   mkdir -p "$state"
-  if ! command -v podman >/dev/null || ! command -v runc >/dev/null || ! command -v debootstrap >/dev/null; then
+  if ! command -v podman >/dev/null || ! command -v runc >/dev/null || { [ ! -s "$DSH_CI_ROOTFS" ] && ! command -v debootstrap >/dev/null; }; then
     if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
       echo "podman, runc and debootstrap are missing and this is not a root apt machine: install them first" >&2
       exit 1
@@ -26,19 +30,8 @@ dsh_container_engine_setup() (
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       podman runc conmon catatonit debootstrap uidmap >/dev/null
   fi
-  cache=/var/cache/dsh-ci
-  rootfs="$cache/rootfs-bookworm-minbase.tar"
-  if [ ! -s "$rootfs" ]; then
-    echo "== build the bookworm minbase root file system once (debootstrap, about 2 minutes; cached in $cache)"
-    mkdir -p "$cache"
-    build="$(mktemp -d "$cache/build.XXXXXX")"
-    debootstrap --variant=minbase --include=procps bookworm "$build/rootfs" http://deb.debian.org/debian >"$build/log" 2>&1 ||
-      { tail -20 "$build/log" >&2; rm -rf "$build"; exit 1; }
-    rm -rf "$build/rootfs/var/cache/apt/archives/"*.deb "$build/rootfs/var/lib/apt/lists/"*
-    tar -C "$build/rootfs" -cf "$rootfs.partial" .
-    mv "$rootfs.partial" "$rootfs"
-    rm -rf "$build"
-  fi
+  dsh_ci_rootfs
+  rootfs="$DSH_CI_ROOTFS"
   # runc: this VM kind's hybrid cgroups make crun refuse; explicit ulimits: the VM cannot raise hard limits.
   nofile="$(ulimit -Hn)"; [ "$nofile" = unlimited ] && nofile=1048576
   [ "$nofile" -gt 20000 ] && nofile=20000
