@@ -4,11 +4,12 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BashConfigError, BashRequestError, BashSpawnError, type BashResult, type ResolvedBashRequest } from '@dsh/tool-bash'
 import type { AgentError, AgentMessage, AgentRequest, ContainerFacts, HostMessage } from './agent-protocol.js'
+import { AGENT_LOG_CHARACTERS, AgentProtocolError, LineSplitter, agentStreamLimits, readAgentMessage, type AgentStreamLimits } from './agent-stream.js'
 import { AGENT_BOOTSTRAP, readAgentSource } from './agent-source.js'
 import { mountsHostNode, type ResolvedContainerBashConfig } from './container-config.js'
 import { ContainerUnavailableError } from './container-unavailable-error.js'
 import { EngineClient, EngineRequestError, type EngineAttachment } from './engine-client.js'
-import { Tunnels, isTunnelMessage } from './net-tunnel.js'
+import { TUNNEL_MAX_CONNECTIONS, TunnelProtocolError, Tunnels, isTunnelMessage } from './net-tunnel.js'
 import { RemoteTask } from './remote-task.js'
 import { containerSeccompProfile } from './seccomp-profile.js'
 
@@ -92,7 +93,9 @@ export class ContainerSession {
   facts: ContainerFacts | null = null
   swept: SweptContainer[] = []
   private attachment: EngineAttachment | null = null
-  private lines = ''
+  private readonly streamLimits: AgentStreamLimits
+  private readonly lines: LineSplitter
+  private agentLogged = 0
   private serial = 0
   private readonly resolving = new Map<number, { resolve: (value: ResolvedBashRequest) => void; reject: (error: Error) => void; cwd: string }>()
   private readonly running = new Map<number, RemoteTask>()
@@ -113,6 +116,8 @@ export class ContainerSession {
     private readonly log: (message: string, error?: unknown) => void,
   ) {
     this.engine = new EngineClient(config.engine)
+    this.streamLimits = agentStreamLimits(config.local.outputWindowBytes)
+    this.lines = new LineSplitter(this.streamLimits.maxLineBytes)
   }
 
   get closed(): boolean {
@@ -354,32 +359,57 @@ export class ContainerSession {
     this.attachment.write(`${JSON.stringify(message)}\n`)
   }
 
+  /**
+   * One frame of the attach stream. Its standard error is logged up to {@link AGENT_LOG_CHARACTERS} characters per session (a
+   * command can write there too). Its standard output carries the protocol: a line that is not a message, or one
+   * past the bound, ends the session with the reason, as a container that died would.
+   */
   private frame(stream: 1 | 2, chunk: Buffer): void {
+    if (this.closed) return
     if (stream === 2) {
-      this.log(`container agent: ${chunk.toString('utf8').trimEnd()}`)
+      this.agentLog(chunk.toString('utf8').trimEnd())
       return
     }
-    this.lines += chunk.toString('utf8')
-    let newline = this.lines.indexOf('\n')
-    while (newline >= 0) {
-      const line = this.lines.slice(0, newline)
-      this.lines = this.lines.slice(newline + 1)
-      if (line.trim() !== '') {
-        try {
-          this.message(JSON.parse(line) as AgentMessage)
-        } catch (error) {
-          this.log(`container agent sent an unreadable line: ${line.slice(0, 200)}`, error)
-        }
+    try {
+      for (const line of this.lines.push(chunk)) {
+        if (this.closed) return
+        if (line.trim() !== '') this.message(readAgentMessage(line, this.streamLimits))
       }
-      newline = this.lines.indexOf('\n')
+    } catch (error) {
+      if (!(error instanceof AgentProtocolError)) throw error
+      this.violated(error.message)
     }
+  }
+
+  /** Logs text that came from the container (its standard error, a fatal message), {@link AGENT_LOG_CHARACTERS} per session at most. */
+  private agentLog(text: string): void {
+    const room = AGENT_LOG_CHARACTERS - this.agentLogged
+    if (room <= 0) return
+    this.agentLogged += text.length
+    this.log(`container agent: ${text.slice(0, room)}`)
+    if (this.agentLogged >= AGENT_LOG_CHARACTERS) this.log(`container agent: ${AGENT_LOG_CHARACTERS} characters logged from the container; the rest of this session's is not`)
+  }
+
+  /**
+   * The agent's output stopped being the protocol (a command can write into the agent's pipes): the session ends as
+   * if the container had died, every running call with a note, and the container goes (the agent sees its input end).
+   */
+  private violated(what: string): void {
+    this.log(`the container agent's output could not be read (${what}); ending the session`)
+    this.lost(undefined, `the container agent's output could not be read (${what}; a command may have written into the agent's pipes)`)
+    this.attachment?.destroy()
   }
 
   private message(message: AgentMessage): void {
     if (isTunnelMessage(message)) {
-      if (message.op !== 'net-open') this.tunnels.receive(message)
-      else if (this.network === null || this.closed) this.send({ op: 'net-close', conn: message.conn })
-      else this.tunnels.add(message.conn, connect(this.network.path))
+      try {
+        if (message.op !== 'net-open') this.tunnels.receive(message)
+        else if (this.network === null || this.tunnels.size >= TUNNEL_MAX_CONNECTIONS) this.send({ op: 'net-close', conn: message.conn })
+        else this.tunnels.add(message.conn, connect(this.network.path))
+      } catch (error) {
+        if (!(error instanceof TunnelProtocolError)) throw error
+        this.violated(error.message)
+      }
       return
     }
     switch (message.op) {
@@ -388,7 +418,7 @@ export class ContainerSession {
         break
       case 'fatal':
         this.ready?.reject(new Error(message.message))
-        this.log(`container agent failed: ${message.message}`)
+        this.agentLog(`failed: ${message.message}`)
         break
       case 'resolved': {
         const waiter = this.resolving.get(message.id)
@@ -424,7 +454,7 @@ export class ContainerSession {
         break
       }
       case 'swept':
-        this.log(`killed ${message.pids.length} process(es) a stopped command left in the container`)
+        this.agentLog(`killed ${message.pids.length} process(es) a stopped command left in the container`)
         break
     }
   }
@@ -453,9 +483,9 @@ export class ContainerSession {
   }
 
   /** The attach connection ended: the container (or the engine) is gone; every waiting call ends now. */
-  private lost(error?: Error): void {
+  private lost(error?: Error, because?: string): void {
     if (this.closedBecause !== null) return
-    this.closedBecause = error === undefined ? 'the container stopped' : `the connection to the container failed (${error.message})`
+    this.closedBecause = because ?? (error === undefined ? 'the container stopped' : `the connection to the container failed (${error.message})`)
     this.ready?.reject(new Error(this.closedBecause))
     for (const waiter of this.resolving.values()) waiter.reject(new BashSpawnError(`cannot run the command: ${this.closedBecause}`, waiter.cwd))
     this.resolving.clear()

@@ -25,7 +25,18 @@ export type TunnelMessage =
 
 interface Entry {
   readonly socket: Socket
+  /** Bytes this side sent that the other has not acknowledged. */
   unacked: number
+  /** Bytes the other side sent that this side has not acknowledged yet. */
+  inflight: number
+}
+
+/** The most connections one side carries at once (a command opening more waits in the agent's backlog). */
+export const TUNNEL_MAX_CONNECTIONS = 256
+
+/** The other side broke the tunnel protocol (a reused connection number, more bytes in flight than the window). */
+export class TunnelProtocolError extends Error {
+  override readonly name = 'TunnelProtocolError'
 }
 
 /** True for the messages of {@link TunnelMessage}. */
@@ -44,7 +55,11 @@ export class Tunnels {
 
   /** Carries `socket` as connection `conn`: its bytes, its end and its close go to the other side. */
   add(conn: number, socket: Socket): void {
-    const entry: Entry = { socket, unacked: 0 }
+    if (this.entries.has(conn)) {
+      socket.destroy()
+      throw new TunnelProtocolError(`connection ${conn} opened twice`)
+    }
+    const entry: Entry = { socket, unacked: 0, inflight: 0 }
     this.entries.set(conn, entry)
     socket.on('data', (chunk: Buffer) => {
       entry.unacked += chunk.length
@@ -62,17 +77,24 @@ export class Tunnels {
     })
   }
 
-  /** A message of the other side; one for a connection this side no longer has is dropped. */
+  /**
+   * A message of the other side; one for a connection this side no longer has is dropped. Throws
+   * {@link TunnelProtocolError} when the other side sends more than its window (a sender that ignores the
+   * acknowledgements would otherwise make this side buffer without bound).
+   */
   receive(message: TunnelMessage): void {
     const entry = this.entries.get(message.conn)
     if (entry === undefined) return
     switch (message.op) {
       case 'net-data': {
         const bytes = Buffer.from(message.data, 'base64')
+        entry.inflight += bytes.length
+        // One socket read past the window is normal: the sender pauses only after the read that crossed it.
+        if (entry.inflight > 2 * TUNNEL_WINDOW_BYTES) throw new TunnelProtocolError(`connection ${message.conn} sent past its window`)
         entry.socket.write(bytes, (error) => {
-          if (error === undefined || error === null) {
-            if (this.entries.get(message.conn) === entry) this.send({ op: 'net-ack', conn: message.conn, bytes: bytes.length })
-          }
+          if (error !== undefined && error !== null) return
+          entry.inflight -= bytes.length
+          if (this.entries.get(message.conn) === entry) this.send({ op: 'net-ack', conn: message.conn, bytes: bytes.length })
         })
         break
       }

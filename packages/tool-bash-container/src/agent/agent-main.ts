@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:net'
 import { Context } from 'cordis'
 import { LocalBashExecutor, type BashExecutor, type BashTask } from '@dsh/tool-bash'
 import type { AgentError, AgentMessage, ContainerFacts, HostMessage } from '../agent-protocol.js'
-import { Tunnels, isTunnelMessage } from '../net-tunnel.js'
+import { TUNNEL_MAX_CONNECTIONS, Tunnels, isTunnelMessage } from '../net-tunnel.js'
 
 const send = (message: AgentMessage): void => {
   process.stdout.write(`${JSON.stringify(message)}\n`)
@@ -217,6 +217,7 @@ async function main(input: Buffer): Promise<void> {
       send({ op: 'net-open', conn })
       tunnels.add(conn, socket)
     })
+    server.maxConnections = TUNNEL_MAX_CONNECTIONS
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject)
