@@ -62,12 +62,23 @@ else
 fi
 export DSH_SANDBOX_FINGERPRINT
 
-# The same for the container engine of @dsh/tool-bash-container's tests (.ci/run starts one and exports its socket and
-# image; turbo passes both through to the tests, and hashes this fingerprint instead of the socket's temporary path).
+# The same for the container engines of @dsh/tool-bash-container's tests (.ci/run starts podman and Docker and
+# exports their socket or URL, TLS directory and image; turbo passes them through to the tests, and hashes this
+# fingerprint instead of their temporary paths and ports). Either engine alone runs its share of the tests.
 if [ -n "${DSH_CONTAINER_SOCKET:-}" ] && [ -S "$DSH_CONTAINER_SOCKET" ]; then
-  DSH_CONTAINER_FINGERPRINT="engine ${DSH_CONTAINER_IMAGE:-no image}; uid $(id -u)"
+  container_podman="engine ${DSH_CONTAINER_IMAGE:-no image}"
 else
-  DSH_CONTAINER_FINGERPRINT=absent # the container tests are left out (the summary says so); with CI=true they fail
+  container_podman=absent # its tests are left out (the summary says so); with CI=true they fail
+fi
+if [ -n "${DSH_CONTAINER_DOCKER_URL:-}" ] && [ -s "${DSH_CONTAINER_DOCKER_TLS_DIR:-}/cert.pem" ]; then
+  container_docker="docker ${DSH_CONTAINER_DOCKER_IMAGE:-no image}"
+else
+  container_docker=absent # its tests are not declared; with CI=true they fail
+fi
+if [ "$container_podman" = absent ] && [ "$container_docker" = absent ]; then
+  DSH_CONTAINER_FINGERPRINT=absent
+else
+  DSH_CONTAINER_FINGERPRINT="$container_podman; $container_docker; uid $(id -u)"
 fi
 export DSH_CONTAINER_FINGERPRINT
 
