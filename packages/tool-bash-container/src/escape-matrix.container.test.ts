@@ -1,5 +1,5 @@
 // An escape matrix of our own: each attempt runs on the local executor first (the control: it must get through
-// there, or the attempt proves nothing) and then in the session container, where it must fail.
+// there, or the attempt proves nothing) and then in the session container, where it must fail. On each engine.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
@@ -9,14 +9,15 @@ import { LocalBashExecutor } from '@dsh/tool-bash'
 import { Context, type Fiber } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContainerBashExecutor } from './container-bash-executor.js'
-import { describeInContainer, engineOptions } from './test-support.js'
+import { describeOnEngines } from './test-support.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ct-escape-')))
-const workdir = join(base, 'work')
-const outsideFile = join(base, 'outside-secret')
+afterAll(() => rmSync(base, { recursive: true, force: true }))
 
-describeInContainer(() => {
+describeOnEngines((engine) => {
   describe('escape matrix', () => {
+    const workdir = join(base, engine.kind, 'work')
+    const outsideFile = join(base, engine.kind, 'outside-secret')
     let local: Context
     let boxed: Context
     const fibers: Fiber[] = []
@@ -28,7 +29,7 @@ describeInContainer(() => {
 
     beforeAll(async () => {
       const { mkdirSync } = await import('node:fs')
-      mkdirSync(workdir)
+      mkdirSync(workdir, { recursive: true })
       writeFileSync(outsideFile, 'host-only-secret\n')
       server = createServer((socket) => {
         connections += 1
@@ -40,14 +41,13 @@ describeInContainer(() => {
       local = new Context()
       fibers.push(await local.plugin(LocalBashExecutor, { cwd: workdir }))
       boxed = new Context()
-      fibers.push(await boxed.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: workdir }))
+      fibers.push(await boxed.plugin(ContainerBashExecutor, { ...engine.options(), cwd: workdir }))
     })
     afterAll(async () => {
       // Awaited: the container executor removes its container and its private directory before this ends.
       for (const fiber of fibers.splice(0)) await fiber.dispose()
       hostSleeper?.kill('SIGKILL')
       server?.close()
-      rmSync(base, { recursive: true, force: true })
     })
 
     // Each attempt prints ESCAPED when it got through (PORT: the host listener's port, known once it listens).

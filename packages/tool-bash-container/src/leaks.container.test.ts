@@ -1,7 +1,8 @@
 // Leaks, zero tolerance, and honest failure: what a stopped command left (setsid, double-fork, TERM-trapping
 // children) is gone; after disposal no labelled container is left; a SIGKILL of the host takes the container
 // within 2 s; a container that dies under a command ends the call with a note; the start-up sweep removes the
-// containers of dead owners.
+// containers of dead owners. On each engine; no engine helper of a removed container (podman's conmon, Docker's
+// containerd-shim) is left either.
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
@@ -11,8 +12,7 @@ import { Context, type Fiber } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { ContainerBashExecutor } from './container-bash-executor.js'
 import { OWNER_LABEL, SESSION_LABEL } from './container-session.js'
-import { EngineClient } from './engine-client.js'
-import { describeInContainer, engineOptions, engineSocket, processesWith } from './test-support.js'
+import { describeOnEngines, engineHelpers, processesWith, type TestEngine } from './test-support.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ct-leaks-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -24,30 +24,41 @@ const unique = (): string => `9${(counter += 1)}${process.pid % 991}`
 const escaping = (mark: string): string =>
   `setsid sleep ${mark} & (setsid bash -c 'sleep ${mark} & :' &) ; bash -c 'trap "" TERM; sleep ${mark}' & echo started; sleep ${mark}`
 
-async function labelled(label: string, value: string): Promise<string[]> {
-  const engine = new EngineClient({ socketPath: engineSocket })
+async function labelled(engine: TestEngine, label: string, value: string): Promise<string[]> {
   const filters = encodeURIComponent(JSON.stringify({ label: [`${label}=${value}`] }))
-  const list = await engine.call<{ Id: string }[]>('GET', `/containers/json?all=1&filters=${filters}`)
+  const list = await engine.client().call<{ Id: string }[]>('GET', `/containers/json?all=1&filters=${filters}`)
   return list.map((item) => item.Id)
 }
 
-describeInContainer(() => {
+/** Waits (up to 2 s) until no helper process of the engine keeps container `id`; returns those still there. */
+async function helpersLeft(engine: TestEngine, id: string): Promise<number[]> {
+  const until = Date.now() + 2_000
+  let left = engineHelpers(engine, id)
+  while (left.length > 0 && Date.now() < until) {
+    await sleep(50)
+    left = engineHelpers(engine, id)
+  }
+  return left
+}
+
+describeOnEngines((engine) => {
   describe('what a stopped command left is gone', () => {
     let ctx: Context
     let fiber: Fiber
     let executor: ContainerBashExecutor
     beforeAll(async () => {
       ctx = new Context()
-      fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base, killGraceMs: 300 })
+      fiber = await ctx.plugin(ContainerBashExecutor, { ...engine.options(), cwd: base, killGraceMs: 300 })
       executor = ctx.bash as ContainerBashExecutor
     })
-    afterAll(() => fiber.dispose())
+    afterAll(() => fiber?.dispose())
 
     const onlyAgentLeft = async (): Promise<void> => {
       const listing = await executor.run({ command: 'ps -eo pid=,ppid=,args=' })
       const lines = listing.stdout.head.trim().split('\n').map((line) => line.trim())
-      // pid 1 (the init), the agent, and this listing's own shell and ps.
-      expect(lines.filter((line) => !/^\d+\s+\d+\s+(\/run\/podman-init|\/sbin\/docker-init|\/dev\/init|\S*node -e|\/usr\/bin\/bash --noprofile --norc -c ps|ps -eo)/.test(line))).toEqual([])
+      // pid 1 (the engine's init), the agent, and this listing's own shell and ps.
+      expect(lines[0]).toMatch(new RegExp(`^1\\s+0\\s+${engine.init} `))
+      expect(lines.slice(1).filter((line) => !/^\d+\s+1\s+\S*node -e|^\d+\s+\d+\s+(\/usr\/bin\/bash --noprofile --norc -c ps|ps -eo)/.test(line))).toEqual([])
       expect(lines.length).toBeLessThanOrEqual(4)
     }
 
@@ -95,26 +106,28 @@ describeInContainer(() => {
 
   it('after disposal no labelled container is left', async () => {
     const ctx = new Context()
-    const fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base })
+    const fiber = await ctx.plugin(ContainerBashExecutor, { ...engine.options(), cwd: base })
     const executor = ctx.bash as ContainerBashExecutor
-    expect((await executor.run({ command: 'true' })).executorMeta).toMatchObject({ container: executor.containerId.slice(0, 12) })
-    const engine = new EngineClient({ socketPath: engineSocket })
-    const inspected = await engine.call<{ Config: { Labels: Record<string, string> } }>('GET', `/containers/${executor.containerId}/json`)
+    const id = executor.containerId
+    expect((await executor.run({ command: 'true' })).executorMeta).toMatchObject({ container: id.slice(0, 12), engine: engine.kind })
+    const inspected = await engine.client().call<{ Config: { Labels: Record<string, string> } }>('GET', `/containers/${id}/json`)
     const session = inspected.Config.Labels[SESSION_LABEL] ?? ''
     expect(inspected.Config.Labels[OWNER_LABEL]).toBe(`${hostname()}/${process.pid}`)
-    expect(await labelled(SESSION_LABEL, session)).toHaveLength(1)
+    expect(await labelled(engine, SESSION_LABEL, session)).toHaveLength(1)
+    expect(engineHelpers(engine, id)).toHaveLength(1)
     await fiber.dispose()
-    expect(await labelled(SESSION_LABEL, session)).toEqual([])
+    expect(await labelled(engine, SESSION_LABEL, session)).toEqual([])
+    expect(await helpersLeft(engine, id)).toEqual([])
   })
 
   it('a container that dies under a command ends the call at once, with a note', async () => {
     const ctx = new Context()
-    const fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base })
+    const fiber = await ctx.plugin(ContainerBashExecutor, { ...engine.options(), cwd: base })
     const executor = ctx.bash as ContainerBashExecutor
     const running = executor.run({ command: 'sleep 60' })
     await sleep(300)
     const started = Date.now()
-    await new EngineClient({ socketPath: engineSocket }).call('DELETE', `/containers/${executor.containerId}?force=1`)
+    await engine.client().call('DELETE', `/containers/${executor.containerId}?force=1`)
     const result = await running
     expect(Date.now() - started).toBeLessThan(5_000)
     expect(result.note).toMatch(/before the command finished; its output and exit status are unknown/)
@@ -146,7 +159,7 @@ setInterval(() => {}, 1000)`,
       logLevel: 'silent',
     })
     const mark = unique()
-    const owner = spawn(process.execPath, [script, JSON.stringify({ ...engineOptions(), cwd: base }), mark], {
+    const owner = spawn(process.execPath, [script, JSON.stringify({ ...engine.options(), cwd: base }), mark], {
       stdio: ['ignore', 'pipe', 'inherit'],
       cwd: join(import.meta.dirname, '..'),
     })
@@ -156,24 +169,23 @@ setInterval(() => {}, 1000)`,
     })
     for (let attempt = 0; attempt < 100 && processesWith(mark).length < 2; attempt += 1) await sleep(50)
     expect(processesWith(mark).length).toBeGreaterThanOrEqual(2)
-    const session = await new EngineClient({ socketPath: engineSocket }).call<{ Config: { Labels: Record<string, string> } }>('GET', `/containers/${id}/json`)
+    const session = await engine.client().call<{ Config: { Labels: Record<string, string> } }>('GET', `/containers/${id}/json`)
+    expect(engineHelpers(engine, id)).toHaveLength(1)
     owner.kill('SIGKILL')
     const killed = Date.now()
     let left = [id]
     while (left.length > 0 && Date.now() - killed < 2_000) {
       await sleep(50)
-      left = await labelled(SESSION_LABEL, session.Config.Labels[SESSION_LABEL] ?? '')
+      left = [...(await labelled(engine, SESSION_LABEL, session.Config.Labels[SESSION_LABEL] ?? '')), ...engineHelpers(engine, id).map(String)]
     }
     expect(left).toEqual([])
     expect(processesWith(mark)).toEqual([])
-    // The dead owner could not remove its private directory (podman's seccomp profile); the next executor's start-up
-    // sweep does.
+    // The dead owner could not remove its private directory (the seccomp profile podman reads from a file; Docker
+    // takes it inline, so there is none); the next executor's start-up sweep does.
     const privateDirs = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith(`dsh-container-${owner.pid}-`))
-    const version = await new EngineClient({ socketPath: engineSocket }).call<{ Components?: { Name?: string }[] }>('GET', '/version')
-    const podman = (version.Components ?? []).some((component) => /podman/i.test(component.Name ?? ''))
-    expect(privateDirs()).toHaveLength(podman ? 1 : 0)
+    expect(privateDirs()).toHaveLength(engine.kind === 'podman' ? 1 : 0)
     const next = new Context()
-    const nextFiber = await next.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base })
+    const nextFiber = await next.plugin(ContainerBashExecutor, { ...engine.options(), cwd: base })
     await nextFiber.dispose()
     expect(privateDirs()).toEqual([])
   })

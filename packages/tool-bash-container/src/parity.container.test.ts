@@ -1,7 +1,8 @@
 // Contract parity: the bash tools over the container executor behave as over the local one (the control row runs
 // the same expectations on LocalBashExecutor). Texts and markers, metas, spills, UTF-8 at the window's cut,
 // workdirs, invalid input, the environment scrub, timeouts and aborts that take the whole tree, 20 calls at once,
-// background tasks, unloading with a task running.
+// background tasks, unloading with a task running. The container row runs on each engine (podman on a unix socket
+// with the host's node, Docker over TCP+TLS with the image's).
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { getEventListeners } from 'node:events'
 import { tmpdir } from 'node:os'
@@ -11,7 +12,7 @@ import type { ToolExecutionResult } from '@dsh/tools-core'
 import { createTestAgent, createToolContext, type ToolTestContext } from '@dsh/tools-testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContainerBashExecutor } from './container-bash-executor.js'
-import { describeInContainer, engineOptions, processesWith } from './test-support.js'
+import { declaredEngines, describeInEngines, processesWith, requireEngine, type TestEngine } from './test-support.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ct-parity-')))
 const workdir = join(base, 'work')
@@ -29,10 +30,10 @@ const planted: Record<string, string> = {
   'BASH_FUNC_ls%%': `() { touch ${hookRan}; }`,
 }
 
-type Row = readonly [string, (options: Record<string, unknown>) => readonly [unknown, Record<string, unknown>], boolean]
+type Row = readonly [string, (options: Record<string, unknown>) => readonly [unknown, Record<string, unknown>], TestEngine | null]
 const rows: Row[] = [
-  ['LocalBashExecutor (control)', (options) => [LocalBashExecutor, options], false],
-  ['ContainerBashExecutor', (options) => [ContainerBashExecutor, { ...engineOptions(), ...options }], true],
+  ['LocalBashExecutor (control)', (options) => [LocalBashExecutor, options], null],
+  ...declaredEngines.map((engine): Row => [`ContainerBashExecutor on ${engine.title}`, (options) => [ContainerBashExecutor, { ...engine.options(), ...options }], engine]),
 ]
 
 const textOf = (result: ToolExecutionResult): string => (result.content[0]?.type === 'text' ? result.content[0].text : '')
@@ -40,8 +41,10 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 let counter = 0
 const unique = (): string => `7${(counter += 1)}${process.pid % 997}`
 
-describeInContainer(() => {
-  describe.each(rows)('the bash tools over %s', (_name, plugin, inContainer) => {
+describeInEngines(() => {
+  describe.each(rows)('the bash tools over %s', (_name, plugin, engine) => {
+    const inContainer = engine !== null
+    if (engine !== null) requireEngine(engine)
     let t: ToolTestContext
     const saved: Record<string, string | undefined> = {}
     const call = (name: string, args: unknown, options: { signal?: AbortSignal; agent?: ReturnType<typeof createTestAgent> } = {}) =>
