@@ -11,18 +11,17 @@ import { afterAll, expect, it } from 'vitest'
 import { ContainerBashExecutor } from './container-bash-executor.js'
 import type { ContainerBashConfig } from './container-config.js'
 import { SESSION_LABEL } from './container-session.js'
-import { EngineClient } from './engine-client.js'
-import { describeInContainer, engineOptions, engineSocket } from './test-support.js'
+import { describeOnEngines, type TestEngine } from './test-support.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ct-hostile-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function session(config: ContainerBashConfig = {}): Promise<{ executor: ContainerBashExecutor; agent: number; dispose: () => Promise<void>; gone: () => Promise<boolean> }> {
+async function session(on: TestEngine, config: ContainerBashConfig = {}): Promise<{ executor: ContainerBashExecutor; agent: number; dispose: () => Promise<void>; gone: () => Promise<boolean> }> {
   const ctx = new Context()
-  const fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base, ...config })
+  const fiber = await ctx.plugin(ContainerBashExecutor, { ...on.options(), cwd: base, ...config })
   const executor = ctx.bash as ContainerBashExecutor
-  const engine = new EngineClient({ socketPath: engineSocket })
+  const engine = on.client()
   const labels = (await engine.call<{ Config: { Labels: Record<string, string> } }>('GET', `/containers/${executor.containerId}/json`)).Config.Labels
   const filters = encodeURIComponent(JSON.stringify({ label: [`${SESSION_LABEL}=${labels[SESSION_LABEL]}`] }))
   return {
@@ -39,9 +38,9 @@ async function session(config: ContainerBashConfig = {}): Promise<{ executor: Co
   }
 }
 
-describeInContainer(() => {
+describeOnEngines((engine) => {
   it('a line that is not a message, written into the agent\'s output: the session ends with a note, the container goes', async () => {
-    const { executor, agent, dispose, gone } = await session()
+    const { executor, agent, dispose, gone } = await session(engine)
     const running = executor.run({ command: 'sleep 30' })
     const writer = await executor.run({ command: `echo 'not a message' > /proc/${agent}/fd/1; sleep 5` })
     expect(writer.exitCode).toBeNull()
@@ -53,7 +52,7 @@ describeInContainer(() => {
   })
 
   it('64 MiB without a newline: the host stops at the line bound and its memory stays bounded', async () => {
-    const { executor, agent, dispose, gone } = await session()
+    const { executor, agent, dispose, gone } = await session(engine)
     const before = process.memoryUsage().rss
     const writer = await executor.run({ command: `head -c 67108864 /dev/zero | tr '\\0' 'x' > /proc/${agent}/fd/1; sleep 5`, timeoutMs: 60_000 })
     expect(writer.note).toMatch(/could not be read \(a line of over \d+ bytes;/)
@@ -63,7 +62,7 @@ describeInContainer(() => {
   })
 
   it('a well-formed message for an unknown id is dropped; a forged result that is not a result ends the session', async () => {
-    const { executor, agent, dispose } = await session()
+    const { executor, agent, dispose } = await session(engine)
     const dropped = await executor.run({ command: `echo '{"op":"done","id":99999,"error":{"name":"Error","message":"forged"}}' > /proc/${agent}/fd/1; echo '{"op":"started","id":88888,"pid":1,"startedAt":1}' > /proc/${agent}/fd/1; echo still here` })
     expect(dropped.stdout.head).toBe('still here\n')
     expect((await executor.run({ command: 'echo next' })).stdout.head).toBe('next\n')
@@ -76,7 +75,7 @@ describeInContainer(() => {
   })
 
   it('a megabyte on the agent\'s standard error is not all logged, and the session goes on', async () => {
-    const { executor, agent, dispose } = await session()
+    const { executor, agent, dispose } = await session(engine)
     const result = await executor.run({ command: `head -c 1048576 /dev/zero | tr '\\0' 'e' > /proc/${agent}/fd/2; echo survived` })
     expect(result.stdout.head).toBe('survived\n')
     expect((await executor.run({ command: 'echo next' })).stdout.head).toBe('next\n')
@@ -84,7 +83,7 @@ describeInContainer(() => {
   })
 
   it('with an allow list, a flood of forged connections opens at most the cap of sockets on the host', async () => {
-    const { executor, agent, dispose } = await session({ network: { allow: ['example.com'] } })
+    const { executor, agent, dispose } = await session(engine, { network: { allow: ['example.com'] } })
     const descriptors = (): number => readdirSync('/proc/self/fd').length
     const before = descriptors()
     const result = await executor.run({ command: `for conn in $(seq 100000 101999); do echo "{\\"op\\":\\"net-open\\",\\"conn\\":$conn}"; done > /proc/${agent}/fd/1; sleep 1; echo flooded` })

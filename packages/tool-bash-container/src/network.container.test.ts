@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { Context, type Fiber } from 'cordis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ContainerBashExecutor } from './container-bash-executor.js'
-import { describeInContainer, engineOptions } from './test-support.js'
+import { describeOnEngines } from './test-support.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ct-net-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -23,7 +23,7 @@ const OPEN_PROXY = 'p=${HTTP_PROXY#http://}; exec 3<>"/dev/tcp/${p%:*}/${p##*:}"
 const get = (port: number, path: string): string =>
   `${OPEN_PROXY}; printf 'GET http://127.0.0.1:${port}${path} HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\nConnection: close\\r\\n\\r\\n' >&3; cat <&3`
 
-describeInContainer(() => {
+describeOnEngines((engine) => {
   let server: Server
   let port: number
   let ctx: Context
@@ -53,7 +53,7 @@ describeInContainer(() => {
     port = (server.address() as AddressInfo).port
     ctx = new Context()
     fiber = await ctx.plugin(ContainerBashExecutor, {
-      ...engineOptions(),
+      ...engine.options(),
       cwd: base,
       network: { allow: [`127.0.0.1:${port}`, 'registry.example.test'], resolve: async (host) => (host === 'registry.example.test' ? ['127.0.0.1'] : []) },
     })
@@ -137,7 +137,7 @@ describeInContainer(() => {
 
   it('without an allow list nothing listens inside and no proxy variable is set', async () => {
     const local = new Context()
-    const localFiber = await local.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base })
+    const localFiber = await local.plugin(ContainerBashExecutor, { ...engine.options(), cwd: base })
     const result = await (local.bash as ContainerBashExecutor).run({ command: 'echo "[${HTTP_PROXY-unset}]"; exec 3<>/dev/tcp/127.0.0.1/3128 && echo connected' })
     expect(result.stdout.head).toBe('[unset]\n')
     expect(result.stderr.head).toMatch(/Connection refused/)
@@ -149,7 +149,7 @@ describeInContainer(() => {
     const mine = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith(`dsh-container-${process.pid}-`))
     const before = mine()
     const local = new Context()
-    const localFiber = await local.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base, network: { allow: [`127.0.0.1:${port}`] } })
+    const localFiber = await local.plugin(ContainerBashExecutor, { ...engine.options(), cwd: base, network: { allow: [`127.0.0.1:${port}`] } })
     const task = await (local.bash as ContainerBashExecutor).start({ command: `${get(port, '/big')} | (sleep 30; cat >/dev/null)` })
     for (let attempt = 0; attempt < 100; attempt += 1) {
       const open = await new Promise<number>((resolve) => server.getConnections((_, count) => resolve(count)))

@@ -11,7 +11,7 @@ import { runInNewContext } from 'node:vm'
 import { Context, type Fiber } from 'cordis'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { ContainerBashExecutor } from './container-bash-executor.js'
-import { describeInContainer, engineOptions, processesWith } from './test-support.js'
+import { describeOnEngines, engineHelpers } from './test-support.js'
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-ct-soak-')))
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -19,13 +19,13 @@ afterAll(() => rmSync(base, { recursive: true, force: true }))
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
 
-describeInContainer(() => {
+describeOnEngines((engine) => {
   let ctx: Context
   let fiber: Fiber
   let executor: ContainerBashExecutor
   beforeAll(async () => {
     ctx = new Context()
-    fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base, killGraceMs: 200 })
+    fiber = await ctx.plugin(ContainerBashExecutor, { ...engine.options(), cwd: base, killGraceMs: 200 })
     executor = ctx.bash as ContainerBashExecutor
   })
   afterAll(() => fiber.dispose())
@@ -76,7 +76,7 @@ describeInContainer(() => {
       // The reading's own shell and ps left out.
       containerProcesses: lines.slice(1, -1).filter((line) => !/^(ps -eo|\S*bash --noprofile --norc -c grep VmRSS)/.test(line)),
       tmpEntries: lines.at(-1) ?? '',
-      engineHelpers: processesWith(executor.containerId.slice(0, 12)).length,
+      engineHelpers: engineHelpers(engine, executor.containerId).length,
     }
   }
 
