@@ -141,6 +141,35 @@ export class ContainerSession {
     }
   }
 
+  /** Why the engine did not answer `GET /version`, and what to do: a TLS refusal and plain HTTP to TLS get their own fix. */
+  private unreachable(error: unknown): ContainerUnavailableError {
+    const where = this.engine.describe()
+    const message = (error as Error).message.trim()
+    const code = String(((error as { cause?: { code?: unknown } }).cause ?? {}).code ?? '')
+    if (/^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED)/.test(code)) {
+      return this.unavailable(
+        'engine-unreachable',
+        `the engine at ${where} refused the TLS handshake, or its certificate did not verify (${message})`,
+        "pass `engine.ca` (the CA that signed the engine's certificate) and `engine.cert` / `engine.key` (a client certificate the engine trusts)",
+        error,
+      )
+    }
+    if (error instanceof EngineRequestError && error.status === 400 && /HTTP request to an HTTPS server/i.test(message)) {
+      return this.unavailable(
+        'engine-unreachable',
+        `the engine at ${where} speaks TLS (${message})`,
+        'use an `https://` URL with `engine.ca`, `engine.cert` and `engine.key`',
+        error,
+      )
+    }
+    return this.unavailable(
+      'engine-unreachable',
+      `no container engine answers at ${where} (${message})`,
+      'start one: `podman system service --time=0 unix:///run/podman/podman.sock` (or dockerd), or set `engine` to where it listens',
+      error,
+    )
+  }
+
   /** This session's private directory on the host (mode 0700; the owner's pid in its name, for the sweep). */
   private ensurePrivateDir(): string {
     // The owner's pid in the name: a host killed by SIGKILL cannot remove it, and the next start-up sweep does.
@@ -184,12 +213,7 @@ export class ContainerSession {
     try {
       version = await this.engine.call('GET', '/version', undefined, timeoutMs)
     } catch (error) {
-      throw this.unavailable(
-        'engine-unreachable',
-        `no container engine answers at ${this.engine.describe()} (${(error as Error).message})`,
-        'start one: `podman system service --time=0 unix:///run/podman/podman.sock` (or dockerd), or set `engine` to where it listens',
-        error,
-      )
+      throw this.unreachable(error)
     }
     this.engineKind = (version.Components ?? []).some((component) => /podman/i.test(component.Name ?? '')) ? 'podman' : 'docker'
     this.engineVersion = version.Version ?? ''

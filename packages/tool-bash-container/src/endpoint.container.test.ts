@@ -76,8 +76,29 @@ describeOnEngines((engine) => {
     )
     expect(ContainerUnavailableError.isInstance(error)).toBe(true)
     expect(error).toMatchObject({ code: 'CONTAINER_UNAVAILABLE', reason: 'engine-unreachable' })
-    expect((error as Error).message).toContain(`no container engine answers at ${engine.kind === 'docker' ? url() : 'unix://'}`)
+    if (engine.kind === 'docker') {
+      expect((error as Error).message).toContain(`the engine at ${url()} refused the TLS handshake, or its certificate did not verify (`)
+      expect((error as Error).message).toMatch(/\)\. Fix: pass `engine\.ca` \(the CA that signed the engine's certificate\) and `engine\.cert` \/ `engine\.key`/)
+    } else {
+      expect((error as Error).message).toContain('no container engine answers at unix://')
+    }
     expect(ctx.get('bash')).toBeUndefined()
     expect(await ownContainers(engine)).toEqual([])
   })
+
+  if (engine.kind === 'docker') {
+    it('plain http:// to the TLS port: the load fails saying the engine speaks TLS, with the fix', async () => {
+      const ctx = new Context()
+      const error = await Promise.resolve(ctx.plugin(ContainerBashExecutor, { ...options(), engine: { url: url().replace(/^https:/, 'http:') } })).then(
+        async (fiber) => {
+          await fiber.dispose()
+          return null
+        },
+        (failure: unknown) => failure,
+      )
+      expect(error).toMatchObject({ code: 'CONTAINER_UNAVAILABLE', reason: 'engine-unreachable' })
+      expect((error as Error).message).toMatch(/the engine at http:\/\/127\.0\.0\.1:\d+ speaks TLS \(.*\)\. Fix: use an `https:\/\/` URL/)
+      expect(ctx.get('bash')).toBeUndefined()
+    })
+  }
 })
