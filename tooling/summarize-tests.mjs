@@ -11,7 +11,9 @@
 //   - no test ran at all;
 //   - CI is "true" and the JSON Schema Test Suite conformance groups did not run;
 //   - CI is "true" and the tests of @dsh/tool-bash-sandbox that need a real bubblewrap did not run (elsewhere the
-//     summary says that they did not run, and why).
+//     summary says that they did not run, and why);
+//   - CI is "true" and the tests of @dsh/tool-bash-container did not run on both container engines (podman and
+//     Docker; elsewhere the summary names the engine whose tests did not run, and the fix).
 //
 // `node tooling/summarize-tests.mjs --clear` deletes the reports; the test command runs it before turbo, so a
 // report left over from an earlier run can never be counted.
@@ -35,6 +37,19 @@ export const sandboxSuiteTitle = 'in a bubblewrap sandbox'
 export const sandboxMissingNote =
   'sandbox: bubblewrap (bwrap) not found, so the tests that run commands in it (every suite titled "in a bubblewrap sandbox") did not run; ' +
   'install it (apt-get install -y bubblewrap, as root; .ci/run does) and run the tests again'
+
+/** The package whose tests need container engines, its suite title, and the engines' suites under it (test-support.ts). */
+export const containerPackage = '@dsh/tool-bash-container'
+export const containerSuiteTitle = 'in a session container'
+export const containerEngines = [
+  { name: 'podman', suite: 'on podman (unix socket)', fix: 'source .ci/container-engine.sh' },
+  { name: 'Docker', suite: 'on Docker (TCP+TLS)', fix: 'source .ci/docker-engine.sh' },
+]
+
+/** The line saying that `engine`'s container tests did not run, with the fix. */
+export const containerMissingNote = (engine) =>
+  `containers: no ${engine.name} engine, so the tests that run commands in session containers on it did not run; ` +
+  `${engine.fix} (as root; .ci/run does) and run the tests again`
 
 /** The workspace folders pnpm-workspace.yaml names (`dir/*` or `dir`), relative to the root. */
 export function workspaceFolders(root) {
@@ -84,6 +99,8 @@ export function summarize({ packages, ci }) {
   let skipped = 0
   let conformanceGroups = 0
   let sandboxTests = 0
+  const containerTests = new Map(containerEngines.map((engine) => [engine.name, 0]))
+  const containerListed = packages.some((entry) => entry.name === containerPackage && entry.report !== undefined)
   const sandboxListed = packages.some((entry) => entry.name === sandboxPackage && entry.report !== undefined)
   for (const { folder, name, dir, report } of packages) {
     if (report === undefined) {
@@ -118,6 +135,13 @@ export function summarize({ packages, ci }) {
       ),
     )
     conformanceGroups += groups.size
+    if (name === containerPackage) {
+      // A test directly under the suite (no engine suite) runs on podman (test-support.ts: describeInContainer).
+      for (const test of files.flatMap((file) => file.assertionResults ?? []).filter((entry) => entry.ancestorTitles?.[0] === containerSuiteTitle)) {
+        const engine = containerEngines.find((candidate) => test.ancestorTitles[1] === candidate.suite) ?? containerEngines[0]
+        containerTests.set(engine.name, (containerTests.get(engine.name) ?? 0) + 1)
+      }
+    }
     if (name === sandboxPackage) {
       sandboxTests += files.flatMap((file) => file.assertionResults ?? []).filter((test) => test.ancestorTitles?.[0] === sandboxSuiteTitle).length
     }
@@ -134,6 +158,14 @@ export function summarize({ packages, ci }) {
   else if (sandboxListed) {
     lines.push(sandboxMissingNote)
     if (ci) problems.push('CI is "true" and the bubblewrap sandbox tests did not run')
+  }
+  if (containerListed) {
+    const ran = containerEngines.filter((engine) => (containerTests.get(engine.name) ?? 0) > 0)
+    if (ran.length > 0) lines.push(`containers: ${ran.map((engine) => `${containerTests.get(engine.name)} tests ran on ${engine.name}`).join(', ')}`)
+    for (const engine of containerEngines.filter((candidate) => !ran.includes(candidate))) {
+      lines.push(containerMissingNote(engine))
+      if (ci) problems.push(`CI is "true" and the container tests did not run on ${engine.name}`)
+    }
   }
   lines.push(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   if (failed > 0) problems.push('tests failed')

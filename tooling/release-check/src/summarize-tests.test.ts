@@ -5,7 +5,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { conformanceMissingNote, conformanceSuiteTitle, sandboxMissingNote, sandboxSuiteTitle, summarize, testedPackages } from '../../summarize-tests.mjs'
+import {
+  conformanceMissingNote,
+  conformanceSuiteTitle,
+  containerEngines,
+  containerMissingNote,
+  containerSuiteTitle,
+  sandboxMissingNote,
+  sandboxSuiteTitle,
+  summarize,
+  testedPackages,
+} from '../../summarize-tests.mjs'
 
 const root = join(import.meta.dirname, '..', '..', '..')
 
@@ -157,6 +167,25 @@ describe('summarize', () => {
     // A sandbox-titled test in another package does not count for the sandbox package.
     const elsewhere = summarize({ packages: [sandbox([pure]), pkg('packages/a', report([file('packages/a/src/a.test.ts', [inSandbox])])), conformanceRun(1)], ci: true })
     expect(elsewhere.ok).toBe(false)
+  })
+
+  it('counts the container tests per engine, and names an engine whose tests did not run with its fix, failing for it only in CI', () => {
+    const [podman, docker] = containerEngines as [{ name: string; suite: string }, { name: string; suite: string }]
+    const onPodman: Assertion = { ancestorTitles: [containerSuiteTitle, podman.suite, 'leaks'], fullName: 'after a timeout', status: 'passed' }
+    const onDocker: Assertion = { ancestorTitles: [containerSuiteTitle, docker.suite, 'leaks'], fullName: 'after a timeout', status: 'passed' }
+    // describeInContainer's tests sit directly under the suite and run on podman.
+    const podmanOnly: Assertion = { ancestorTitles: [containerSuiteTitle, 'the preflight'], fullName: 'refuses', status: 'passed' }
+    const pure = passing('config')
+    const container = (tests: Assertion[]) => pkg('packages/tool-bash-container', report([file('packages/tool-bash-container/src/x.test.ts', tests)]))
+    const both = summarize({ packages: [container([pure, onPodman, podmanOnly, onDocker]), conformanceRun(1)], ci: true })
+    expect(both.ok).toBe(true)
+    expect(both.lines.slice(-2)).toEqual(['containers: 2 tests ran on podman, 1 tests ran on Docker', '6 passed, 0 failed'])
+    const noDocker = summarize({ packages: [container([pure, onPodman]), conformanceRun(1)], ci: false })
+    expect(noDocker.ok).toBe(true)
+    expect(noDocker.lines.slice(-3)).toEqual(['containers: 1 tests ran on podman', containerMissingNote(docker), '4 passed, 0 failed'])
+    expect(containerMissingNote(docker)).toContain('source .ci/docker-engine.sh')
+    const none = summarize({ packages: [container([pure]), conformanceRun(1)], ci: true })
+    expect(none.problems).toEqual(['CI is "true" and the container tests did not run on podman', 'CI is "true" and the container tests did not run on Docker'])
   })
 })
 
