@@ -25,23 +25,32 @@ const closers: (() => void)[] = []
 
 const catBody = { Image: image, Cmd: ['cat'], OpenStdin: true, StdinOnce: false, AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false, HostConfig: { NetworkMode: 'none' } }
 
+/** Writes a line with `write` and resolves `send` when `heard` has been given the whole line back. */
+function lineEcho(write: (line: string) => unknown): { send: (line: string) => Promise<void>; heard: (chunk: Buffer) => void } {
+  let waiting: ((text: string) => void) | null = null
+  return {
+    heard: (chunk) => waiting?.(chunk.toString()),
+    send: (line) =>
+      new Promise((resolve) => {
+        let seen = ''
+        waiting = (text) => {
+          seen += text
+          if (seen.endsWith('\n')) resolve()
+        }
+        write(line)
+      }),
+  }
+}
+
 /** A `cat` container attached through our client: `echo(line)` resolves when the line comes back. */
 async function ourEcho(): Promise<(line: string) => Promise<void>> {
   const { Id } = await ours.call<{ Id: string }>('POST', '/containers/create', catBody)
   created.push(Id)
-  let waiting: ((text: string) => void) | null = null
-  const attachment = await ours.attach(Id, (_, chunk) => waiting?.(chunk.toString()), () => undefined)
+  const echo = lineEcho((line) => attachment.write(line))
+  const attachment = await ours.attach(Id, (_, chunk) => echo.heard(chunk), () => undefined)
   closers.push(() => attachment.destroy())
   await ours.call('POST', `/containers/${Id}/start`)
-  return (line) =>
-    new Promise((resolve) => {
-      let seen = ''
-      waiting = (text) => {
-        seen += text
-        if (seen.endsWith('\n')) resolve()
-      }
-      attachment.write(line)
-    })
+  return echo.send
 }
 
 /** The same through dockerode: a hijacked attach, demultiplexed by its modem. */
@@ -53,17 +62,9 @@ async function dockerodeEcho(): Promise<(line: string) => Promise<void>> {
   docker.modem.demuxStream(stream, stdout, new PassThrough())
   closers.push(() => stream.destroy())
   await container.start()
-  let waiting: ((text: string) => void) | null = null
-  stdout.on('data', (chunk: Buffer) => waiting?.(chunk.toString()))
-  return (line) =>
-    new Promise((resolve) => {
-      let seen = ''
-      waiting = (text) => {
-        seen += text
-        if (seen.endsWith('\n')) resolve()
-      }
-      stream.write(line)
-    })
+  const echo = lineEcho((line) => stream.write(line))
+  stdout.on('data', (chunk: Buffer) => echo.heard(chunk))
+  return echo.send
 }
 
 /** Installed bytes and package count of `name` and everything it depends on, from bench's node_modules. */
