@@ -509,7 +509,7 @@ export class ContainerSession {
   /** The attach connection ended: the container (or the engine) is gone; every waiting call ends now. */
   private lost(error?: Error, because?: string): void {
     if (this.closedBecause !== null) return
-    this.closedBecause = because ?? (error === undefined ? 'the container stopped' : `the connection to the container failed (${error.message})`)
+    this.closedBecause = because ?? (error === undefined ? 'the container stopped or its engine went away' : `the connection to the container failed (${error.message})`)
     this.ready?.reject(new Error(this.closedBecause))
     for (const waiter of this.resolving.values()) waiter.reject(new BashSpawnError(`cannot run the command: ${this.closedBecause}`, waiter.cwd))
     this.resolving.clear()

@@ -53,8 +53,11 @@ async function lyingEngine(
       upstream.end(body)
     })
   })
-  // Attach is hijacked: pass its request head on, then bytes both ways.
+  // Attach is hijacked: pass its request head on, then bytes both ways. close() drops these too (the server no longer
+  // counts an upgraded connection).
+  const hijacked = new Set<{ destroy: () => void }>()
   server.on('upgrade', (request: IncomingMessage, socket, head: Buffer) => {
+    hijacked.add(socket)
     const upstream = connect(engineSocket, () => {
       const lines = [`${request.method} ${request.url} HTTP/1.1`]
       for (let index = 0; index < request.rawHeaders.length; index += 2) lines.push(`${request.rawHeaders[index]}: ${request.rawHeaders[index + 1]}`)
@@ -66,12 +69,14 @@ async function lyingEngine(
     socket.on('error', () => upstream.destroy())
     socket.on('close', () => upstream.destroy())
     upstream.on('close', () => socket.destroy())
+    hijacked.add(upstream)
   })
   await new Promise<void>((resolve) => server.listen(socketPath, resolve))
   return {
     socketPath,
     close: () =>
       new Promise((resolve) => {
+        for (const socket of hijacked) socket.destroy()
         server.closeAllConnections()
         server.close(() => resolve())
       }),
@@ -196,6 +201,30 @@ describeInContainer(() => {
       await engine.close()
     }
     expect(await ownContainers()).toEqual([])
+  })
+
+  it('the engine goes away under a command: the call ends at once with a note, later calls fail, the container goes', async () => {
+    const engine = await lyingEngine(() => {})
+    const ctx = new Context()
+    const fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), engine: { socketPath: engine.socketPath }, cwd: base })
+    const executor = ctx.bash as ContainerBashExecutor
+    const running = executor.run({ command: 'sleep 60' })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const dropped = Date.now()
+    await engine.close()
+    const result = await running
+    expect(Date.now() - dropped).toBeLessThan(2_000)
+    expect(result.exitCode).toBeNull()
+    expect(result.note).toMatch(/the container stopped or its engine went away before the command finished; its output and exit status are unknown/)
+    await expect(executor.run({ command: 'true' })).rejects.toMatchObject({ code: 'BASH_SPAWN_FAILED' })
+    // The container lost its attach connection (its keeper): the agent stops and the engine removes it.
+    let left = await ownContainers()
+    for (let attempt = 0; attempt < 40 && left.length > 0; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      left = await ownContainers()
+    }
+    expect(left).toEqual([])
+    await fiber.dispose()
   })
 
   it('the start-up sweep removes the containers of dead owners on this host, reports them, and leaves the others', async () => {
