@@ -57,6 +57,11 @@ export interface ContainerFacts {
   readonly readOnlyRoot: boolean
   /** Whether `unshare -U true` created a user namespace: `null` when it could not be tried (no `unshare`). */
   readonly userNamespace: boolean | null
+  /**
+   * Whether a child of the agent (a process with the commands' user and capabilities) could read the agent's
+   * `/proc/<pid>/environ`, and so open its pipes: false when the agent is protected (not dumpable). `null`: not probed.
+   */
+  readonly agentInspectable: boolean | null
   /** The agent's pid inside the container. */
   readonly agentPid: number
   /** The agent's node version. */

@@ -158,6 +158,7 @@ function facts(value: unknown): ContainerFacts {
     nofile: numberOrNull(own(fields, 'nofile'), 'facts.nofile'),
     readOnlyRoot: flag(own(fields, 'readOnlyRoot'), 'facts.readOnlyRoot'),
     userNamespace: own(fields, 'userNamespace') === null ? null : flag(own(fields, 'userNamespace'), 'facts.userNamespace'),
+    agentInspectable: own(fields, 'agentInspectable') === null ? null : flag(own(fields, 'agentInspectable'), 'facts.agentInspectable'),
     agentPid: count(own(fields, 'agentPid'), 'facts.agentPid'),
     node: text(own(fields, 'node'), 'facts.node', 64),
   }

@@ -33,5 +33,7 @@ describe('types', () => {
     expectTypeOf<ContainerBashConfig['cpus']>().toEqualTypeOf<number | undefined>()
     expectTypeOf<ContainerFacts['cpus']>().toEqualTypeOf<number | null>()
     expectTypeOf<'network-unavailable'>().toExtend<ContainerUnavailableCause>()
+    expectTypeOf<ContainerBashConfig['protectAgent']>().toEqualTypeOf<boolean | undefined>()
+    expectTypeOf<ContainerFacts['agentInspectable']>().toEqualTypeOf<boolean | null>()
   })
 })

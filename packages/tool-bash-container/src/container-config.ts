@@ -55,6 +55,15 @@ export interface ContainerBashConfig
    * inside the image. Default: `'host'` for a unix-socket engine, `'image'` for a TCP one.
    */
   agentNode?: 'host' | 'image' | string | undefined
+  /**
+   * With `agentNode: 'host'`: mount an execute-only copy of this process's node binary (made once per process in the
+   * temporary directory, mode 0111) rather than the binary itself. The kernel does not let a process started from a
+   * file it cannot read be inspected (it is not dumpable), so no command, whatever its user, can open the agent's
+   * `/proc` entries: not its pipes (to forge or inject protocol messages), its environment or its memory; the
+   * preflight checks it. Costs one copy of the node binary (about 100 MB) per process. Default: true with
+   * `agentNode: 'host'`; not available with the image's node.
+   */
+  protectAgent?: boolean | undefined
   /** Memory limit in bytes (swap is set equal: no swap). Default: 1 GiB. */
   memoryBytes?: number | undefined
   /** The most processes at once. Default: 512. */
@@ -92,6 +101,8 @@ export interface ResolvedContainerBashConfig {
   readonly engine: ContainerEngineEndpoint
   readonly image: string
   readonly agentNode: string
+  /** Whether the agent runs from an execute-only copy of the host's node (see {@link ContainerBashConfig.protectAgent}). */
+  readonly protectAgent: boolean
   readonly memoryBytes: number
   readonly pidsLimit: number
   /** `null`: no CPU limit. */
@@ -120,7 +131,7 @@ export const CONTAINER_DEFAULTS = Object.freeze({
 })
 
 const LOCAL_KEYS = ['cwd', 'defaultTimeoutMs', 'maxTimeoutMs', 'backgroundTimeoutMs', 'killGraceMs', 'drainTimeoutMs', 'outputWindowBytes', 'spillCapBytes', 'allowEnv', 'denyEnv', 'env'] as const
-const OWN_KEYS = ['engine', 'image', 'agentNode', 'memoryBytes', 'pidsLimit', 'cpus', 'nofile', 'nproc', 'tmpfsBytes', 'mounts', 'user', 'startTimeoutMs', 'seccompProfilePath', 'network'] as const
+const OWN_KEYS = ['engine', 'image', 'agentNode', 'protectAgent', 'memoryBytes', 'pidsLimit', 'cpus', 'nofile', 'nproc', 'tmpfsBytes', 'mounts', 'user', 'startTimeoutMs', 'seccompProfilePath', 'network'] as const
 
 const own = (config: object, key: string): unknown => (Object.hasOwn(config, key) ? (config as Record<string, unknown>)[key] : undefined)
 
@@ -183,6 +194,9 @@ export function resolveContainerBashConfig(config: ContainerBashConfig = {}): Re
     issues.push(`agentNode: must be 'host', 'image' or an absolute path in the image, got ${String(agentInput)}`)
   }
   if (agentInput === 'host' && remote) issues.push("agentNode: 'host' needs a local engine (a unix socket); use an image with node and 'image'")
+  const protectInput = own(config, 'protectAgent')
+  if (protectInput !== undefined && typeof protectInput !== 'boolean') issues.push(`protectAgent: must be a boolean, got ${String(protectInput)}`)
+  if (protectInput === true && agentInput !== 'host') issues.push("protectAgent: needs agentNode 'host' (the image's node cannot be made execute-only)")
   const mounts: Required<ContainerMount>[] = []
   const mountsInput = own(config, 'mounts') ?? []
   if (!Array.isArray(mountsInput)) issues.push('mounts: must be an array')
@@ -225,6 +239,7 @@ export function resolveContainerBashConfig(config: ContainerBashConfig = {}): Re
     engine,
     image: image as string,
     agentNode: agentInput === 'host' ? '/opt/dsh-agent/node' : agentInput === 'image' ? 'node' : (agentInput as string),
+    protectAgent: agentInput === 'host' && protectInput !== false,
     memoryBytes,
     pidsLimit,
     cpus: typeof cpusInput === 'number' ? cpusInput : null,

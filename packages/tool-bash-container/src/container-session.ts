@@ -1,4 +1,5 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmod, copyFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -79,6 +80,28 @@ function sweepPrivateDirs(log: (message: string, error?: unknown) => void): void
     }
   }
   if (removed.length > 0) log(`removed ${removed.length} private director${removed.length === 1 ? 'y' : 'ies'} left by dead owners: ${removed.join(', ')}`)
+}
+
+/** This process's execute-only copy of its node binary, made once (removed at exit, or by a later start-up sweep). */
+let executeOnly: Promise<string> | undefined
+
+/**
+ * The node binary the agent runs from when it is protected: a copy of this process's, mode 0111, in a private
+ * directory. A process started from a file it cannot read is not dumpable, so nothing of the commands' (no
+ * capability) can open its `/proc` entries.
+ */
+function executeOnlyNode(): Promise<string> {
+  executeOnly ??= (async () => {
+    const directory = mkdtempSync(join(tmpdir(), `${PRIVATE_DIR_PREFIX}${process.pid}-`))
+    process.once('exit', () => rmSync(directory, { recursive: true, force: true }))
+    const path = join(directory, 'node')
+    await copyFile(process.execPath, path)
+    await chmod(path, 0o111)
+    return path
+  })()
+  // A failed copy is tried again by the next load.
+  executeOnly.catch(() => (executeOnly = undefined))
+  return executeOnly
 }
 
 const toError = (error: AgentError, cwd: string): Error =>
@@ -219,7 +242,20 @@ export class ContainerSession {
     this.engineVersion = version.Version ?? ''
     this.swept = await this.sweepDeadOwners()
     const agentSource = await readAgentSource()
-    const body = this.createBody()
+    let hostNode = process.execPath
+    if (mountsHostNode(this.config) && this.config.protectAgent) {
+      try {
+        hostNode = await executeOnlyNode()
+      } catch (error) {
+        throw this.unavailable(
+          'create-failed',
+          `the execute-only copy of node for the agent could not be made in ${tmpdir()} (${(error as Error).message})`,
+          'free space in the temporary directory (the copy is about the size of the node binary), or set protectAgent: false',
+          error,
+        )
+      }
+    }
+    const body = this.createBody(hostNode)
     let created: { Id: string }
     try {
       created = await this.engine.call('POST', '/containers/create', body, timeoutMs)
@@ -276,12 +312,12 @@ export class ContainerSession {
     }
   }
 
-  private createBody(): Record<string, unknown> {
+  private createBody(hostNode: string): Record<string, unknown> {
     const { config } = this
     const local = config.local
     const binds = [`${local.cwd}:${local.cwd}:rw`]
     for (const mount of config.mounts) binds.push(`${mount.source}:${mount.target}:${mount.readOnly ? 'ro' : 'rw'}`)
-    if (mountsHostNode(config)) binds.push(`${process.execPath}:${config.agentNode}:ro`)
+    if (mountsHostNode(config)) binds.push(`${hostNode}:${config.agentNode}:ro`)
     let seccomp: string
     if (config.seccompProfilePath !== null) seccomp = config.seccompProfilePath
     else if (this.engineKind === 'podman') {
@@ -349,6 +385,9 @@ export class ContainerSession {
     if (facts.userNamespace === true) problems.push('a new user namespace can be created')
     if (facts.interfaces.length > 0) problems.push(`network interfaces besides lo: ${facts.interfaces.join(', ')}`)
     if (!facts.readOnlyRoot) problems.push('the root file system is writable')
+    if (config.protectAgent && facts.agentInspectable !== false) {
+      problems.push(facts.agentInspectable === null ? "whether a command can open the agent's /proc entries could not be checked" : "a command can open the agent's /proc entries (it runs from a readable binary)")
+    }
     return problems
   }
 

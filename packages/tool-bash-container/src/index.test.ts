@@ -33,6 +33,10 @@ describe('configuration', () => {
     })
     expect(() => api.resolveContainerBashConfig({ image: 'x', cpus: 0, network: { allow: [] } })).toThrow(/cpus: must be a number of CPUs[\s\S]*network: must be 'off' or \{ allow/)
     expect(() => api.resolveContainerBashConfig({ image: 'x', network: { allow: ['a.com'], resolve: 'dns' } as never })).toThrow(/network\.resolve: must be a function/)
+    expect(api.resolveContainerBashConfig({ image: 'x', engine: { socketPath: '/nowhere.sock' } }).protectAgent).toBe(true)
+    expect(api.resolveContainerBashConfig({ image: 'x', engine: { socketPath: '/nowhere.sock' }, protectAgent: false }).protectAgent).toBe(false)
+    expect(api.resolveContainerBashConfig({ image: 'x', engine: { url: 'https://engine:2376' } }).protectAgent).toBe(false)
+    expect(() => api.resolveContainerBashConfig({ image: 'x', engine: { url: 'https://engine:2376' }, protectAgent: true })).toThrow(/protectAgent: needs agentNode 'host'/)
   })
 })
 

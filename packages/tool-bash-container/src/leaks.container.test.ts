@@ -180,10 +180,12 @@ setInterval(() => {}, 1000)`,
     }
     expect(left).toEqual([])
     expect(processesWith(mark)).toEqual([])
-    // The dead owner could not remove its private directory (the seccomp profile podman reads from a file; Docker
-    // takes it inline, so there is none); the next executor's start-up sweep does.
+    // The dead owner could not remove its private directories (on podman: the seccomp profile podman reads from a
+    // file, and the execute-only copy of node the agent runs from; Docker takes the profile inline and, over TCP, runs
+    // the image's node, so there is none); the next executor's start-up sweep does.
     const privateDirs = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith(`dsh-container-${owner.pid}-`))
-    expect(privateDirs()).toHaveLength(engine.kind === 'podman' ? 1 : 0)
+    // At most: another test file's executor, loading meanwhile, may have swept them already.
+    expect(privateDirs().length).toBeLessThanOrEqual(engine.kind === 'podman' ? 2 : 0)
     const next = new Context()
     const nextFiber = await next.plugin(ContainerBashExecutor, { ...engine.options(), cwd: base })
     await nextFiber.dispose()

@@ -5,7 +5,7 @@
 // the tests' engine that deletes chosen settings from the create request and passes everything else through,
 // attach included.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http'
 import { connect } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
@@ -225,6 +225,24 @@ describeInContainer(() => {
     }
     expect(left).toEqual([])
     await fiber.dispose()
+  })
+
+  it('the start-up sweep removes the private directories of dead owners, and leaves those of living ones', async () => {
+    const dead = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid as number
+    const deadDir = join(tmpdir(), `dsh-container-${dead}-sweep1`)
+    const livingDir = join(tmpdir(), `dsh-container-1-sweep1`)
+    const otherDir = join(tmpdir(), `dsh-container-${dead}-not-ours`)
+    for (const directory of [deadDir, livingDir, otherDir]) mkdirSync(join(directory, 'inside'), { recursive: true })
+    try {
+      const ctx = new Context()
+      const fiber = await ctx.plugin(ContainerBashExecutor, { ...engineOptions(), cwd: base })
+      await fiber.dispose()
+      expect(existsSync(deadDir)).toBe(false)
+      expect(existsSync(livingDir)).toBe(true)
+      expect(existsSync(otherDir)).toBe(true)
+    } finally {
+      for (const directory of [deadDir, livingDir, otherDir]) rmSync(directory, { recursive: true, force: true })
+    }
   })
 
   it('the start-up sweep removes the containers of dead owners on this host, reports them, and leaves the others', async () => {

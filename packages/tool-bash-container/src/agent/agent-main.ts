@@ -89,7 +89,10 @@ function facts(probeUserNamespace: boolean): ContainerFacts {
     const probe = spawnSync('unshare', ['-U', 'true'], { stdio: 'ignore', timeout: 5_000 })
     userNamespace = probe.error === undefined ? probe.status === 0 : null
   }
+  // A child with the agent's user and capabilities, as a command is: can it read the agent's /proc entries?
+  const inspect = spawnSync('cat', [`/proc/${process.pid}/environ`], { stdio: 'ignore', timeout: 5_000 })
   return {
+    agentInspectable: inspect.error === undefined ? inspect.status === 0 : null,
     capEff: field('CapEff'),
     noNewPrivs: field('NoNewPrivs') === '1',
     seccomp: Number(field('Seccomp') || '0'),
