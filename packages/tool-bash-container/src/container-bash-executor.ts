@@ -68,7 +68,11 @@ export class ContainerBashExecutor extends Service implements BashExecutor {
     const resolved = resolveContainerBashConfig(config)
     super(ctx, 'bash')
     const logger = ctx.logger('bash-container')
-    this.session = new ContainerSession(resolved, (message, error) => (error === undefined ? logger.warn(message) : logger.warn(message, error)))
+    this.session = new ContainerSession(
+      resolved,
+      (message, error) => (error === undefined ? logger.warn(message) : logger.warn(message, error)),
+      (message) => logger.info(message),
+    )
     const local = resolved.local
     this.limits = Object.freeze({
       cwd: local.cwd,

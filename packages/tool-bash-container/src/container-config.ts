@@ -60,8 +60,8 @@ export interface ContainerBashConfig
    * temporary directory, mode 0111) rather than the binary itself. The kernel does not let a process started from a
    * file it cannot read be inspected (it is not dumpable), so no command, whatever its user, can open the agent's
    * `/proc` entries: not its pipes (to forge or inject protocol messages), its environment or its memory; the
-   * preflight checks it. Costs one copy of the node binary (about 100 MB) per process. Default: true with
-   * `agentNode: 'host'`; not available with the image's node.
+   * preflight checks it. Costs one copy of the node binary (about 100 MB, in the temporary directory) while sessions
+   * are open, shared by them. Default: true with `agentNode: 'host'`; not available with the image's node.
    */
   protectAgent?: boolean | undefined
   /** Memory limit in bytes (swap is set equal: no swap). Default: 1 GiB. */

@@ -60,8 +60,11 @@ function ownerAlive(owner: string): boolean {
 /** The name of an executor's private directory (the seccomp profile a local podman reads): then the owner's pid. */
 const PRIVATE_DIR_PREFIX = 'dsh-container-'
 
-/** Removes the private directories of executors whose process is gone (a host killed by SIGKILL leaves its own). */
-function sweepPrivateDirs(log: (message: string, error?: unknown) => void): void {
+/**
+ * Removes the private directories of executors whose process is gone (a host killed by SIGKILL leaves its own):
+ * `report` says which, `log` what could not be removed.
+ */
+function sweepPrivateDirs(log: (message: string, error?: unknown) => void, report: (message: string) => void): void {
   let names: string[]
   try {
     names = readdirSync(tmpdir())
@@ -79,29 +82,35 @@ function sweepPrivateDirs(log: (message: string, error?: unknown) => void): void
       log(`removing the stale directory ${name} failed`, error)
     }
   }
-  if (removed.length > 0) log(`removed ${removed.length} private director${removed.length === 1 ? 'y' : 'ies'} left by dead owners: ${removed.join(', ')}`)
+  if (removed.length > 0) report(`removed ${removed.length} private director${removed.length === 1 ? 'y' : 'ies'} left by dead owners: ${removed.join(', ')}`)
 }
 
-/** This process's execute-only copy of its node binary, made once (removed at exit, or by a later start-up sweep). */
-let executeOnly: Promise<string> | undefined
+/** This process's execute-only copy of its node binary while sessions use it (one copy, shared). */
+let nodeCopy: { readonly directory: string; readonly path: Promise<string>; users: number } | null = null
 
 /**
- * The node binary the agent runs from when it is protected: a copy of this process's, mode 0111, in a private
- * directory. A process started from a file it cannot read is not dumpable, so nothing of the commands' (no
- * capability) can open its `/proc` entries.
+ * The node binary a protected agent runs from: a copy of this process's, mode 0111, in a private directory. A process
+ * started from a file it cannot read is not dumpable, so nothing of the commands' (no capability) can open its
+ * `/proc` entries. Made when the first session needs it and removed when the last one closes
+ * ({@link releaseNodeCopy}); a host killed meanwhile leaves it to the next start-up sweep.
  */
-function executeOnlyNode(): Promise<string> {
-  executeOnly ??= (async () => {
+function acquireNodeCopy(): Promise<string> {
+  if (nodeCopy === null) {
     const directory = mkdtempSync(join(tmpdir(), `${PRIVATE_DIR_PREFIX}${process.pid}-`))
-    process.once('exit', () => rmSync(directory, { recursive: true, force: true }))
     const path = join(directory, 'node')
-    await copyFile(process.execPath, path)
-    await chmod(path, 0o111)
-    return path
-  })()
-  // A failed copy is tried again by the next load.
-  executeOnly.catch(() => (executeOnly = undefined))
-  return executeOnly
+    nodeCopy = { directory, path: copyFile(process.execPath, path).then(() => chmod(path, 0o111)).then(() => path), users: 0 }
+  }
+  nodeCopy.users += 1
+  return nodeCopy.path
+}
+
+/** One user fewer; the last one removes the copy (synchronously: also called from a dying host). */
+function releaseNodeCopy(): void {
+  if (nodeCopy === null) return
+  nodeCopy.users -= 1
+  if (nodeCopy.users > 0) return
+  rmSync(nodeCopy.directory, { recursive: true, force: true })
+  nodeCopy = null
 }
 
 const toError = (error: AgentError, cwd: string): Error =>
@@ -129,6 +138,8 @@ export class ContainerSession {
   private network: SessionProxy | null = null
   /** True once close() removed the container (a second close() does not ask the engine again). */
   private removed = false
+  /** True while this session uses the shared execute-only copy of node. */
+  private holdsNodeCopy = false
   private readonly tunnels = new Tunnels((message) => this.send(message))
   /** Per running command: how many denials the proxy had recorded when it started. */
   private readonly deniedFrom = new Map<number, number>()
@@ -137,6 +148,8 @@ export class ContainerSession {
   constructor(
     readonly config: ResolvedContainerBashConfig,
     private readonly log: (message: string, error?: unknown) => void,
+    /** Routine housekeeping (a dead owner's temporary directory removed): not a warning. */
+    private readonly info: (message: string) => void = (message) => log(message),
   ) {
     this.engine = new EngineClient(config.engine)
     this.streamLimits = agentStreamLimits(config.local.outputWindowBytes)
@@ -244,8 +257,9 @@ export class ContainerSession {
     const agentSource = await readAgentSource()
     let hostNode = process.execPath
     if (mountsHostNode(this.config) && this.config.protectAgent) {
+      this.holdsNodeCopy = true
       try {
-        hostNode = await executeOnlyNode()
+        hostNode = await acquireNodeCopy()
       } catch (error) {
         throw this.unavailable(
           'create-failed',
@@ -413,7 +427,7 @@ export class ContainerSession {
       }
     }
     if (swept.length > 0) this.log(`removed ${swept.length} container(s) left by dead owners: ${swept.map((item) => `${item.id.slice(0, 12)} (${item.owner})`).join(', ')}`)
-    sweepPrivateDirs((message, error) => this.log(message, error))
+    sweepPrivateDirs((message, error) => this.log(message, error), this.info)
     return swept
   }
 
@@ -641,8 +655,15 @@ export class ContainerSession {
     }
     // Bounded (the proxy settles within a second whatever its peers do).
     await this.network?.proxy.close()
+    this.releaseNode()
     if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
     this.privateDir = null
+  }
+
+  private releaseNode(): void {
+    if (!this.holdsNodeCopy) return
+    this.holdsNodeCopy = false
+    releaseNodeCopy()
   }
 
   /** Waits until the engine no longer knows container `id` (bounded by `startTimeoutMs`; past it, logs and returns). */
@@ -664,6 +685,7 @@ export class ContainerSession {
   /** At host exit: drop the connection (the agent sees its stdin end and the container goes) and remove private files. */
   killNow(): void {
     this.attachment?.destroy()
+    this.releaseNode()
     this.tunnels.destroyAll()
     void this.network?.proxy.close()
     if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
