@@ -1,7 +1,8 @@
 // SandboxedNodeRuntime against a real bubblewrap: the surface a program sees, the limits, the end of a run, and what
 // the host does with a process that does not follow the protocol.
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { runProgram, testBridge, type Answer } from '../runtime/test-bridge.js'
 import { SandboxedNodeRuntime } from './sandboxed-node-runtime.js'
@@ -241,9 +242,20 @@ describeInSandbox(() => {
   })
 
   it('runs leave no files in the temp directory', async () => {
-    const before = new Set(readdirSync(tmpdir()))
-    await Promise.all([runProgram(runtime, 'return 1'), runProgram(runtime, 'while (true) {}', { limits: { cpuMs: 50 } }), runProgram(runtime, 'process.abort()')])
-    expect(readdirSync(tmpdir()).filter((name) => !before.has(name))).toEqual([])
+    // A private TMPDIR (os.tmpdir() reads it at each call): the shared one also holds what other processes make
+    // meanwhile (a fresh-clone CI run saw another package's file appear there during this test).
+    const saved = process.env['TMPDIR']
+    const own = mkdtempSync(join(tmpdir(), 'dsh-code-tmpdir-'))
+    process.env['TMPDIR'] = own
+    try {
+      expect(tmpdir()).toBe(own)
+      await Promise.all([runProgram(runtime, 'return 1'), runProgram(runtime, 'while (true) {}', { limits: { cpuMs: 50 } }), runProgram(runtime, 'process.abort()')])
+      expect(readdirSync(own)).toEqual([])
+    } finally {
+      if (saved === undefined) delete process.env['TMPDIR']
+      else process.env['TMPDIR'] = saved
+      rmSync(own, { recursive: true, force: true })
+    }
   })
 
   it('close() aborts runs in progress and later runs', async () => {
