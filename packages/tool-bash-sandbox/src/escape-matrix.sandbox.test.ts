@@ -271,8 +271,20 @@ const ATTEMPTS: readonly Attempt[] = [
     command: (_host, nonce) => `(setsid /usr/bin/sleep ${nonce} </dev/null >/dev/null 2>&1 &); exec /usr/bin/sleep 600`,
     run: async (bash, host, nonce) => {
       const task = await bash.start({ command: ATTEMPTS_BY_NAME.get('a daemon outliving bash_kill of its background task')?.command(host, nonce) ?? '' })
+      // Until the daemon has left its subshell (a parent that is not bash: the host's init, or the sandbox's): while
+      // the subshell lives, the daemon is still a descendant of the command, and the local executor (the control)
+      // rightly stops it with the command; under load a kill sent earlier made the control miss its escape.
+      const detached = (): boolean =>
+        processesWith(nonce).some((pid) => {
+          try {
+            const parent = /\) \S (\d+)/.exec(readFileSync(`/proc/${pid}/stat`, 'latin1'))?.[1]
+            return parent !== undefined && readFileSync(`/proc/${parent}/comm`, 'latin1').trim() !== 'bash'
+          } catch {
+            return false
+          }
+        })
       const deadline = Date.now() + 10_000
-      while (processesWith(nonce).length === 0 && Date.now() < deadline) await pause(50)
+      while (!detached() && Date.now() < deadline) await pause(50)
       const outcome = await task.kill()
       return outcome.status === 'completed' ? outputOf(outcome.result) : outcome.error.message
     },
