@@ -19,6 +19,9 @@ export const OWNER_LABEL = 'dev.dsh.tool-bash-container.owner'
 /** The label naming the executor instance. */
 export const SESSION_LABEL = 'dev.dsh.tool-bash-container.session'
 
+/** How long the start-up sweep lets a dead owner's running container go by itself before it removes it. */
+const SWEEP_GRACE_MS = 2_000
+
 /** Extra time the host waits past a command's timeout and grace before it gives up on the agent. */
 const HOST_DEADLINE_SLACK_MS = 5_000
 
@@ -408,9 +411,21 @@ export class ContainerSession {
   /** Removes labelled containers whose owner process (on this host) is gone; returns them. */
   private async sweepDeadOwners(): Promise<SweptContainer[]> {
     const filters = encodeURIComponent(JSON.stringify({ label: [OWNER_LABEL] }))
-    let list: { Id: string; Labels?: Record<string, string> }[]
+    type Listed = { Id: string; State?: string; Labels?: Record<string, string> }
+    const deadOwners = async (): Promise<Listed[]> =>
+      (await this.engine.call<Listed[]>('GET', `/containers/json?all=1&filters=${filters}`, undefined, this.config.startTimeoutMs)).filter(
+        (container) => !ownerAlive(container.Labels?.[OWNER_LABEL] ?? ''),
+      )
+    let list: Listed[]
     try {
-      list = await this.engine.call('GET', `/containers/json?all=1&filters=${filters}`, undefined, this.config.startTimeoutMs)
+      list = await deadOwners()
+      // A running one whose owner just died is being taken down by its keeper (its attach connection ended): give it
+      // SWEEP_GRACE_MS to go by itself, so that only what is really stuck is removed and reported.
+      const until = Date.now() + SWEEP_GRACE_MS
+      while (list.some((container) => container.State === 'running') && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        list = await deadOwners()
+      }
     } catch (error) {
       this.log('listing containers for the start-up sweep failed', error)
       return []
@@ -418,7 +433,6 @@ export class ContainerSession {
     const swept: SweptContainer[] = []
     for (const container of list) {
       const owner = container.Labels?.[OWNER_LABEL] ?? ''
-      if (ownerAlive(owner)) continue
       try {
         await this.engine.call('DELETE', `/containers/${container.Id}?force=1`, undefined, this.config.startTimeoutMs)
         swept.push({ id: container.Id, owner })
