@@ -3,7 +3,7 @@ import { chmod, copyFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BashConfigError, BashRequestError, BashSpawnError, type BashResult, type ResolvedBashRequest } from '@dsh/tool-bash'
+import { BashConfigError, BashRequestError, BashSpawnError, createCommandEnvironment, type BashResult, type ResolvedBashRequest } from '@dsh/tool-bash'
 import type { AgentError, AgentMessage, AgentRequest, ContainerFacts, HostMessage } from './agent-protocol.js'
 import { AGENT_LOG_CHARACTERS, AgentProtocolError, LineSplitter, agentStreamLimits, readAgentMessage, type AgentStreamLimits } from './agent-stream.js'
 import { AGENT_BOOTSTRAP, readAgentSource } from './agent-source.js'
@@ -342,13 +342,14 @@ export class ContainerSession {
       seccomp = join(this.ensurePrivateDir(), 'seccomp.json')
       writeFileSync(seccomp, JSON.stringify(containerSeccompProfile()), { mode: 0o644 })
     } else seccomp = JSON.stringify(containerSeccompProfile())
-    const env: string[] = []
-    for (const [name, value] of Object.entries(local.env ?? {})) env.push(`${name}=${value}`)
-    for (const pattern of local.allowEnv ?? []) {
-      for (const [name, value] of Object.entries(process.env)) {
-        if (value !== undefined && globMatch(pattern, name)) env.push(`${name}=${value}`)
-      }
-    }
+    // What the deployment named (`env`, `allowEnv`), filtered as tool-bash filters a command's environment (denyEnv,
+    // secret-looking names reached by a glob, shell hooks): the agent's executor filters again, but the container's
+    // own environment is readable in /proc/1/environ. The host's defaults (PATH, HOME, …) are the image's business.
+    const admitted = createCommandEnvironment(process.env, { allowEnv: local.allowEnv, denyEnv: local.denyEnv, env: local.env })
+    const named = (name: string): boolean => Object.hasOwn(local.env ?? {}, name) || (local.allowEnv ?? []).some((pattern) => globMatch(pattern, name))
+    const env = Object.entries(admitted)
+      .filter(([name]) => named(name))
+      .map(([name, value]) => `${name}=${value}`)
     return {
       Image: config.image,
       Cmd: [config.agentNode, '-e', AGENT_BOOTSTRAP],

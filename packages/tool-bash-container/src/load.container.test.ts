@@ -227,6 +227,26 @@ describeInContainer(() => {
     await fiber.dispose()
   })
 
+  it("the container's own environment is filtered as a command's: no denied name, no secret-looking name reached by a glob", async () => {
+    const planted = { DSH_CT_GLOB_NAME: 'plain', DSH_CT_GLOB_API_TOKEN: 'not-for-the-container', DSH_CT_GLOB_DENIED: 'denied', DSH_CT_EXACT_TOKEN: 'named-exactly' }
+    Object.assign(process.env, planted)
+    try {
+      const ctx = new Context()
+      const fiber = await ctx.plugin(ContainerBashExecutor, {
+        ...engineOptions(),
+        cwd: base,
+        allowEnv: ['DSH_CT_GLOB_*', 'DSH_CT_EXACT_TOKEN'],
+        denyEnv: ['DSH_CT_GLOB_DENIED'],
+      })
+      const result = await (ctx.bash as ContainerBashExecutor).run({ command: "tr '\\0' '\\n' < /proc/1/environ | grep '^DSH_CT_' | sort; echo ---; env | grep '^DSH_CT_' | sort" })
+      const expected = 'DSH_CT_EXACT_TOKEN=named-exactly\nDSH_CT_GLOB_NAME=plain\n'
+      expect(result.stdout.head).toBe(`${expected}---\n${expected}`)
+      await fiber.dispose()
+    } finally {
+      for (const name of Object.keys(planted)) delete process.env[name]
+    }
+  })
+
   it('the start-up sweep removes the private directories of dead owners, and leaves those of living ones', async () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid as number
     const deadDir = join(tmpdir(), `dsh-container-${dead}-sweep1`)
