@@ -75,8 +75,9 @@ function sweepPrivateDirs(log: (message: string, error?: unknown) => void, repor
     return
   }
   const removed: string[] = []
+  const privateDir = new RegExp(`^${PRIVATE_DIR_PREFIX}(\\d+)-[A-Za-z0-9]{6}$`)
   for (const name of names) {
-    const match = new RegExp(`^${PRIVATE_DIR_PREFIX}(\\d+)-[A-Za-z0-9]{6}$`).exec(name)
+    const match = privateDir.exec(name)
     if (match === null || Number(match[1]) === process.pid || ownerAlive(`${hostname()}/${match[1]}`)) continue
     try {
       rmSync(join(tmpdir(), name), { recursive: true, force: true })
@@ -535,12 +536,9 @@ export class ContainerSession {
         break
       case 'done': {
         const task = this.running.get(message.id)
-        this.running.delete(message.id)
-        this.starting.get(message.id)?.()
-        this.starting.delete(message.id)
+        const result = task === undefined || message.result === undefined ? undefined : this.withNetwork(message.id, message.result)
+        this.forget(message.id)
         if (task === undefined) break
-        const result = message.result === undefined ? undefined : this.withNetwork(message.id, message.result)
-        this.deniedFrom.delete(message.id)
         if (result !== undefined) task.completed(result)
         else task.failed(toError(message.error ?? { name: 'Error', message: 'unknown' }, task.cwd) as BashSpawnError)
         break
@@ -585,11 +583,16 @@ export class ContainerSession {
     for (const [id, task] of this.running) this.abandon(id, task, `${this.closedBecause} before the command finished`)
   }
 
-  private abandon(id: number, task: RemoteTask, why: string): void {
+  /** A command is over for the host: out of the tables, and whoever waits for its start is released. */
+  private forget(id: number): void {
     this.running.delete(id)
     this.deniedFrom.delete(id)
     this.starting.get(id)?.()
     this.starting.delete(id)
+  }
+
+  private abandon(id: number, task: RemoteTask, why: string): void {
+    this.forget(id)
     const empty = Object.freeze({ head: '', tail: '', omittedBytes: 0, totalBytes: 0, spill: null })
     const result: BashResult = Object.freeze({
       command: task.command,
@@ -628,9 +631,10 @@ export class ContainerSession {
     this.running.set(id, task)
     if (this.network !== null) this.deniedFrom.set(id, this.network.proxy.denials.length)
     const local = this.config.local
+    const deadlineMs = request.timeoutMs + local.killGraceMs + local.drainTimeoutMs + HOST_DEADLINE_SLACK_MS
     const deadline = setTimeout(
-      () => this.abandon(id, task, `the container did not report the end of the command within its timeout and grace (${request.timeoutMs + local.killGraceMs + local.drainTimeoutMs + HOST_DEADLINE_SLACK_MS} ms)`),
-      request.timeoutMs + local.killGraceMs + local.drainTimeoutMs + HOST_DEADLINE_SLACK_MS,
+      () => this.abandon(id, task, `the container did not report the end of the command within its timeout and grace (${deadlineMs} ms)`),
+      deadlineMs,
     )
     deadline.unref()
     const onAbort = (): void => this.send({ op: 'abort', id })
@@ -670,6 +674,11 @@ export class ContainerSession {
     }
     // Bounded (the proxy settles within a second whatever its peers do).
     await this.network?.proxy.close()
+    this.releaseFiles()
+  }
+
+  /** The shared node copy (this session's use of it) and the private directory, synchronously. */
+  private releaseFiles(): void {
     this.releaseNode()
     if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
     this.privateDir = null
@@ -700,10 +709,9 @@ export class ContainerSession {
   /** At host exit: drop the connection (the agent sees its stdin end and the container goes) and remove private files. */
   killNow(): void {
     this.attachment?.destroy()
-    this.releaseNode()
     this.tunnels.destroyAll()
     void this.network?.proxy.close()
-    if (this.privateDir !== null) rmSync(this.privateDir, { recursive: true, force: true })
+    this.releaseFiles()
   }
 }
 
